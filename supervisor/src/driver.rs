@@ -1,0 +1,198 @@
+//! The driver: control application, pool scaling, and `run` = `start` + both,
+//! in one loop that wakes only on a control command, a lifecycle or load
+//! change, or a policy deadline.
+
+use embassy_executor::Spawner;
+#[cfg(feature = "pool")]
+use embassy_time::Instant;
+
+#[cfg(feature = "control")]
+use crate::control::{ControlCommand, ControlOp};
+use crate::error::RunError;
+#[cfg(any(feature = "pool", feature = "control"))]
+use crate::error::ShutdownTimeout;
+#[cfg(feature = "pool")]
+use crate::pool::{Pool, PoolAction, PoolLoad};
+use crate::{Supervisor, notify};
+
+impl<const N: usize> Supervisor<N> {
+    /// Apply one control command: `Activate` → [`activate`](Self::activate),
+    /// `Deactivate` → [`deactivate`](Self::deactivate). A command naming a node
+    /// outside this supervisor's graph is a no-op (the mailbox is shared by
+    /// every graph in the binary).
+    #[cfg(feature = "control")]
+    pub async fn apply_control(
+        &self,
+        cmd: ControlCommand,
+        spawner: Spawner,
+    ) -> Result<(), ShutdownTimeout> {
+        if self.graph().index_of(cmd.node).is_none() {
+            return Ok(());
+        }
+        match cmd.op {
+            ControlOp::Activate => {
+                self.activate(cmd.node, spawner).await;
+                Ok(())
+            }
+            ControlOp::Deactivate => self.deactivate(cmd.node).await,
+        }
+    }
+
+    /// Drive the graph's pools forever: wake on load and lifecycle changes and
+    /// on policy deadlines (never polls), grow and shrink one member at a
+    /// time. Completes only when a shrink hits a member that misses its ack.
+    #[cfg(feature = "pool")]
+    pub async fn run_pools(&self, spawner: Spawner) -> ShutdownTimeout {
+        loop {
+            let epoch = notify::epoch();
+            match self.scale_pools(spawner).await {
+                Ok(deadline) => wait_change(epoch, deadline).await,
+                Err(e) => return e,
+            }
+        }
+    }
+
+    /// `start`, then drive pools and control forever. Returns only on error:
+    /// a failed bring-up, or a stop (shrink, `Deactivate`) that missed its ack.
+    pub async fn run(&self, spawner: Spawner) -> RunError {
+        if let Err(e) = self.start(spawner).await {
+            return RunError::Spawn(e);
+        }
+        loop {
+            let epoch = notify::epoch();
+            #[cfg(feature = "pool")]
+            let deadline = match self.scale_pools(spawner).await {
+                Ok(d) => d,
+                Err(e) => return RunError::Shutdown(e),
+            };
+            #[cfg(not(feature = "pool"))]
+            let deadline = None;
+            #[cfg(feature = "control")]
+            {
+                use embassy_futures::select::{Either, select};
+                let next =
+                    select(crate::control::wait_control(), wait_change(epoch, deadline)).await;
+                if let Either::First(cmd) = next
+                    && let Err(e) = self.apply_control(cmd, spawner).await
+                {
+                    return RunError::Shutdown(e);
+                }
+            }
+            #[cfg(not(feature = "control"))]
+            wait_change(epoch, deadline).await;
+        }
+    }
+
+    /// One evaluation of every pool; returns the earliest policy deadline.
+    #[cfg(feature = "pool")]
+    async fn scale_pools(
+        &self,
+        spawner: Spawner,
+    ) -> Result<Option<embassy_time::Instant>, ShutdownTimeout> {
+        let mut earliest: Option<Instant> = None;
+        for pool in self.graph().pools {
+            // Each step changes the running count by one; a pool can need at
+            // most `members` steps to reach its target.
+            for _ in 0..=pool.slots().len() {
+                let decision = pool.decide(self.load_of(*pool), Instant::now());
+                if let Some(at) = decision.recheck_at {
+                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
+                }
+                let acted = match decision.action {
+                    PoolAction::Hold => false,
+                    PoolAction::Grow => self.grow(*pool, spawner).await,
+                    PoolAction::Shrink => self.shrink(*pool).await?,
+                };
+                if !acted {
+                    break;
+                }
+            }
+        }
+        Ok(earliest)
+    }
+
+    #[cfg(feature = "pool")]
+    fn load_of(&self, pool: &dyn Pool) -> PoolLoad {
+        let (min, max) = pool.bounds();
+        let mut load = PoolLoad {
+            running: 0,
+            idle: 0,
+            busy: 0,
+            min,
+            max,
+        };
+        for m in pool.nodes() {
+            let (running, busy) = (m.is_running(), m.is_busy());
+            load.running += running as u8;
+            load.busy += busy as u8;
+            load.idle += (running && !busy) as u8;
+        }
+        load
+    }
+
+    /// Start the lowest down member that may run: enabled, attached, and with
+    /// every dependency up (and ready, for `ready` deps). `false` if none can.
+    #[cfg(feature = "pool")]
+    async fn grow(&self, pool: &dyn Pool, spawner: Spawner) -> bool {
+        for slot in pool.slots() {
+            let Some(m) = self.graph().node(slot) else {
+                continue;
+            };
+            if m.is_running() || m.is_disabled() || m.is_detached() || !self.deps_up(slot) {
+                continue;
+            }
+            return self.bring_up(m, spawner).await.is_ok();
+        }
+        false
+    }
+
+    /// Stop the highest idle running member, re-checking idleness in the same
+    /// atomic step that requests the stop. `Ok(false)` if none is idle.
+    #[cfg(feature = "pool")]
+    async fn shrink(&self, pool: &dyn Pool) -> Result<bool, ShutdownTimeout> {
+        for slot in pool.slots().rev() {
+            let Some(m) = self.graph().node(slot) else {
+                continue;
+            };
+            if m.request_shutdown_if_idle() {
+                crate::supervisor::await_ack(m).await?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every dependency of `slot` is running (a `#[cfg]`-removed dependency
+    /// counts as satisfied), and every `ready` dependency is ready.
+    #[cfg(feature = "pool")]
+    fn deps_up(&self, slot: usize) -> bool {
+        let g = self.graph();
+        let up = g.deps[slot]
+            .iter()
+            .all(|&d| g.node(d as usize).is_none_or(|n| n.is_running()));
+        #[cfg(feature = "readiness")]
+        let up = up
+            && g.ready_deps[slot]
+                .iter()
+                .all(|&d| g.node(d as usize).is_none_or(|n| n.is_ready()));
+        up
+    }
+}
+
+/// Wait until anything changes after `epoch`, or until `deadline`. Without
+/// pools nothing but control needs the driver, so it waits forever.
+#[cfg(feature = "pool")]
+async fn wait_change(epoch: u32, deadline: Option<Instant>) {
+    let changed = notify::wait_for(|| (notify::epoch() != epoch).then_some(()));
+    match deadline {
+        Some(at) => {
+            let _ = embassy_time::with_deadline(at, changed).await;
+        }
+        None => changed.await,
+    }
+}
+
+#[cfg(not(feature = "pool"))]
+async fn wait_change(_epoch: u32, _deadline: Option<embassy_time::Instant>) {
+    core::future::pending::<()>().await
+}

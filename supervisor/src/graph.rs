@@ -1,0 +1,123 @@
+//! `Graph<N>`: the static tables a supervisor walks: node slots, dependency
+//! indices, and the dependency order computed at compile time.
+
+use crate::TaskNode;
+
+/// A supervised graph of `N` slots (pool members included). Every index is a
+/// `u8`, so a graph holds at most 256 slots.
+///
+/// `supervisor_graph!` emits one; a hand-built graph uses the same const API:
+///
+/// ```
+/// use embassy_supervisor::{Graph, Mode, TaskNode};
+/// static NET: TaskNode = TaskNode::new("NET", Mode::Terminate).at(0);
+/// static APP: TaskNode = TaskNode::new("APP", Mode::Terminate).at(1);
+/// static GRAPH: Graph<2> = Graph::new([Some(&NET), Some(&APP)], [&[], &[0]]);
+/// assert_eq!(GRAPH.order, [0, 1]);
+/// ```
+pub struct Graph<const N: usize> {
+    /// Node slots; a `#[cfg]`-removed node keeps its slot as `None`.
+    pub nodes: [Option<&'static TaskNode>; N],
+    /// Per slot, the slot indices it depends on.
+    pub deps: [&'static [u8]; N],
+    /// Slot indices in dependency order (dependencies first).
+    pub order: [u8; N],
+    /// The graph's elastic pools; a member's `TaskNode::in_pool` indexes here.
+    #[cfg(feature = "pool")]
+    pub pools: &'static [&'static dyn crate::pool::Pool],
+    /// Per slot, the dependencies marked `ready`: a spawn also waits for their
+    /// `set_ready()`, and pool growth defers while one is not ready.
+    #[cfg(feature = "readiness")]
+    pub ready_deps: [&'static [u8]; N],
+}
+
+impl<const N: usize> Graph<N> {
+    /// Build a graph, computing the dependency order at compile time.
+    ///
+    /// Fails const evaluation (a compile error for a `static`) on a dependency
+    /// cycle, an out-of-range dependency index, or more than 256 slots.
+    pub const fn new(nodes: [Option<&'static TaskNode>; N], deps: [&'static [u8]; N]) -> Self {
+        Self {
+            nodes,
+            deps,
+            order: topological_order(&deps),
+            #[cfg(feature = "pool")]
+            pools: &[],
+            #[cfg(feature = "readiness")]
+            ready_deps: [&[]; N],
+        }
+    }
+
+    /// Mark dependencies `ready` (a subset of each slot's `deps`).
+    #[cfg(feature = "readiness")]
+    pub const fn with_ready_deps(mut self, ready_deps: [&'static [u8]; N]) -> Self {
+        self.ready_deps = ready_deps;
+        self
+    }
+
+    /// Attach the graph's pools.
+    #[cfg(feature = "pool")]
+    pub const fn with_pools(mut self, pools: &'static [&'static dyn crate::pool::Pool]) -> Self {
+        self.pools = pools;
+        self
+    }
+
+    /// The slot of `node` in this graph, or `None` if it is not a member.
+    /// O(1) when the node's index hint is right (always, for macro graphs).
+    pub fn index_of(&self, node: &TaskNode) -> Option<usize> {
+        let hint = node.index as usize;
+        if let Some(Some(n)) = self.nodes.get(hint)
+            && core::ptr::eq(*n, node)
+        {
+            return Some(hint);
+        }
+        self.nodes
+            .iter()
+            .position(|n| n.is_some_and(|n| core::ptr::eq(n, node)))
+    }
+
+    /// The node in slot `i`, if present.
+    pub fn node(&self, i: usize) -> Option<&'static TaskNode> {
+        self.nodes.get(i).copied().flatten()
+    }
+}
+
+/// Kahn's algorithm, in a `const fn`: dependencies before dependents; ties by
+/// slot index, so the order is deterministic.
+const fn topological_order<const N: usize>(deps: &[&'static [u8]; N]) -> [u8; N] {
+    assert!(N <= 256, "a graph holds at most 256 slots (indices are u8)");
+    let mut order = [0u8; N];
+    let mut placed = [false; N];
+    let mut count = 0;
+    while count < N {
+        let mut progressed = false;
+        let mut i = 0;
+        while i < N {
+            if !placed[i] && all_placed(deps[i], &placed) {
+                placed[i] = true;
+                order[count] = i as u8;
+                count += 1;
+                progressed = true;
+            }
+            i += 1;
+        }
+        assert!(
+            progressed,
+            "dependency cycle in the supervisor graph (supervisor_graph! names the nodes)"
+        );
+    }
+    order
+}
+
+const fn all_placed<const N: usize>(deps: &[u8], placed: &[bool; N]) -> bool {
+    let mut j = 0;
+    while j < deps.len() {
+        let d = deps[j] as usize;
+        assert!(d < N, "dependency index out of range");
+        if !placed[d] {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}

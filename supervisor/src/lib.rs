@@ -1,0 +1,59 @@
+//! # embassy-supervisor
+//!
+//! A dependency-ordered task-lifecycle supervisor for the
+//! [embassy](https://embassy.dev) async embedded framework: `no_std`, no
+//! allocator, no `unsafe`, HAL-agnostic.
+//!
+//! Three static pieces: [`TaskNode`] (one per task: the task's half of the
+//! lifecycle protocol), [`Graph`] (node slots, dependencies, and the
+//! compile-time dependency order) and [`Supervisor`] (the verbs). Declare the
+//! graph with `supervisor_graph!` (feature `macros`) or by hand.
+//!
+//! Every outcome is a value: a missed shutdown ack is a [`ShutdownTimeout`]
+//! naming the node, an empty resource slot is a `SpawnError::Busy`, a full
+//! control mailbox is a [`ControlQueueFull`]. The library never panics on them.
+#![no_std]
+#![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
+mod log;
+
+mod driver;
+mod error;
+mod graph;
+mod node;
+mod notify;
+mod resource;
+mod supervisor;
+
+#[cfg(feature = "control")]
+mod control;
+#[cfg(feature = "pool")]
+mod pool;
+
+pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
+pub use graph::Graph;
+pub use node::{Mode, SpawnFn, TaskNode};
+pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
+pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};
+
+#[cfg(feature = "control")]
+pub use control::{
+    CONTROL_QUEUE_DEPTH, ControlCommand, ControlOp, request_control, try_request_control,
+    wait_control,
+};
+#[cfg(feature = "pool")]
+pub use pool::{
+    Decision, DeferredShrink, ElasticPool, Pool, PoolAction, PoolLoad, ScalingPolicy, request_scale,
+};
+
+#[cfg(feature = "macros")]
+pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervisor_graph};
+
+/// Re-exports the generated code relies on; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use embassy_executor;
+    pub use embassy_time;
+}

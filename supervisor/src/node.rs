@@ -1,0 +1,563 @@
+//! `TaskNode`: one per supervised task. It holds the node's identity (name,
+//! mode, how to spawn it, what to wait for before spawning) and the task's half
+//! of the lifecycle protocol: one packed atomic flag word and one task waker.
+
+use core::cell::Cell;
+use core::future::{Future, poll_fn};
+use core::task::{Poll, Waker};
+
+use embassy_executor::{SpawnError, SpawnToken, Spawner};
+use embassy_futures::select::{Either, select};
+use embassy_sync::blocking_mutex::Mutex;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+#[cfg(feature = "liveness")]
+use portable_atomic::AtomicU32;
+use portable_atomic::{AtomicU16, Ordering};
+
+use crate::error::Aborted;
+use crate::notify;
+use crate::resource::Gate;
+
+/// What the whole-graph transitions do to a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
+pub enum Mode {
+    /// Started at boot; exits on stop; respawned by `respawn_terminate`.
+    Terminate,
+    /// Started at boot; on stop it acks and parks on `wait_resume()`, keeping
+    /// what it holds; resumed in place.
+    Pause,
+    /// Not started at boot: pools and control start it.
+    OnDemand,
+}
+
+/// How the supervisor spawns a node: build the task's `SpawnToken` and hand it
+/// to the spawner (or to a [`SpawnerSlot`](crate::SpawnerSlot) for an
+/// `executor:` node). It must leave every resource where it found it when it
+/// fails (the generated glue does).
+pub type SpawnFn = fn(Spawner) -> Result<(), SpawnError>;
+
+/// Flag bits of [`TaskNode`]'s 16-bit state word. One atomic word keeps every
+/// transition a single read-modify-write, so an observer on another core never
+/// sees a half-applied transition (e.g. "not running" before "exited").
+pub(crate) mod flag {
+    /// An instance is up (spawned or resumed, not yet acked or exited).
+    pub const RUNNING: u16 = 1 << 0;
+    /// A stop (or pause) was requested and not yet cleared by a pre-spawn reset.
+    pub const SHUTDOWN: u16 = 1 << 1;
+    /// The last instance's body returned (`mark_exited`).
+    pub const EXITED: u16 = 1 << 2;
+    /// The "a human said stop" latch (`deactivate` / `disabled`).
+    pub const DISABLED: u16 = 1 << 3;
+    /// Self-managed: every supervisor operation skips it.
+    pub const DETACHED: u16 = 1 << 4;
+    /// The instance reported load (`mark_busy`).
+    pub const BUSY: u16 = 1 << 5;
+    /// The task asserted readiness (`set_ready`).
+    pub const READY: u16 = 1 << 6;
+    /// A resume is pending for a parked `Pause` instance.
+    pub const RESUME: u16 = 1 << 7;
+    /// A supervisor operation has claimed the node to spawn it (guards
+    /// against two concurrent verbs spawning the same node twice).
+    pub const STARTING: u16 = 1 << 8;
+    /// Flags a fresh activation starts without.
+    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME;
+}
+
+/// Pool index of a node that belongs to no pool.
+#[cfg(feature = "pool")]
+pub(crate) const NO_POOL: u8 = u8::MAX;
+
+/// One supervised task.
+///
+/// Declared as a `static` (normally by `supervisor_graph!`), built with const
+/// builders:
+///
+/// ```
+/// use embassy_supervisor::{Mode, TaskNode};
+/// static SENSOR: TaskNode = TaskNode::new("SENSOR", Mode::Pause).with_slot_timeout(500);
+/// assert_eq!(SENSOR.name, "SENSOR");
+/// ```
+///
+/// All status methods are cheap atomic loads, safe from any thread or core.
+pub struct TaskNode {
+    /// The node's declared name.
+    pub name: &'static str,
+    spawn: Option<SpawnFn>,
+    gates: &'static [&'static dyn Gate],
+    state: AtomicU16,
+    task_waker: TaskWaker,
+    slot_timeout_ms: u16,
+    mode: Mode,
+    /// This node's slot in its graph (a hint; verified on use).
+    pub(crate) index: u8,
+    /// Index into the graph's `pools`, or [`NO_POOL`].
+    #[cfg(feature = "pool")]
+    pub(crate) pool: u8,
+    #[cfg(feature = "liveness")]
+    last_beat: AtomicU32,
+}
+
+impl TaskNode {
+    /// A node with no spawn fn (a *parked* node the application spawns itself)
+    /// and no resource gates.
+    pub const fn new(name: &'static str, mode: Mode) -> Self {
+        Self {
+            name,
+            spawn: None,
+            gates: &[],
+            state: AtomicU16::new(0),
+            task_waker: TaskWaker::new(),
+            slot_timeout_ms: 0,
+            mode,
+            index: 0,
+            #[cfg(feature = "pool")]
+            pool: NO_POOL,
+            #[cfg(feature = "liveness")]
+            last_beat: AtomicU32::new(0),
+        }
+    }
+
+    /// How the supervisor spawns this node.
+    pub const fn with_spawn(mut self, spawn: SpawnFn) -> Self {
+        self.spawn = Some(spawn);
+        self
+    }
+
+    /// Gates awaited (bounded by the slot timeout) before every spawn:
+    /// resource slots, executor slots. An empty gate at the deadline fails the
+    /// spawn with `SpawnError::Busy`.
+    pub const fn with_resources(mut self, gates: &'static [&'static dyn Gate]) -> Self {
+        self.gates = gates;
+        self
+    }
+
+    /// Per-gate pre-spawn wait in milliseconds (default
+    /// [`DEFAULT_SLOT_TIMEOUT`](crate::DEFAULT_SLOT_TIMEOUT); `0` keeps the default).
+    pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
+        self.slot_timeout_ms = ms;
+        self
+    }
+
+    /// Declared `disabled`: not started at boot; a control `Activate` starts it.
+    pub const fn disabled(mut self) -> Self {
+        self.state = AtomicU16::new(flag::DISABLED);
+        self
+    }
+
+    /// The node's slot index in its graph. The macro sets it; a hand-built
+    /// graph should too (a wrong or missing index costs a linear lookup, never
+    /// a wrong answer).
+    pub const fn at(mut self, index: u8) -> Self {
+        self.index = index;
+        self
+    }
+
+    /// Marks the node as member of `graph.pools[pool]`.
+    #[cfg(feature = "pool")]
+    pub const fn in_pool(mut self, pool: u8) -> Self {
+        self.pool = pool;
+        self
+    }
+
+    // ---- identity -------------------------------------------------------
+
+    /// The node's lifecycle mode.
+    pub const fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// True if the supervisor can spawn this node (it has a spawn fn); false
+    /// for a parked node the application spawns.
+    pub const fn has_spawn(&self) -> bool {
+        self.spawn.is_some()
+    }
+
+    pub(crate) fn spawn_fn(&self) -> Option<SpawnFn> {
+        self.spawn
+    }
+
+    pub(crate) fn gates(&self) -> &'static [&'static dyn Gate] {
+        self.gates
+    }
+
+    /// The pre-spawn wait per gate.
+    pub fn slot_timeout(&self) -> embassy_time::Duration {
+        match self.slot_timeout_ms {
+            0 => crate::DEFAULT_SLOT_TIMEOUT,
+            ms => embassy_time::Duration::from_millis(ms as u64),
+        }
+    }
+
+    // ---- status ---------------------------------------------------------
+
+    pub(crate) fn flags(&self) -> u16 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    fn has(&self, bit: u16) -> bool {
+        self.flags() & bit != 0
+    }
+
+    /// An instance is up: spawned (or resumed), not acked, not exited.
+    pub fn is_running(&self) -> bool {
+        self.has(flag::RUNNING)
+    }
+
+    /// The instance reported `mark_busy()`.
+    pub fn is_busy(&self) -> bool {
+        self.has(flag::BUSY)
+    }
+
+    /// Declared `disabled` or control-deactivated, and not re-activated since.
+    pub fn is_disabled(&self) -> bool {
+        self.has(flag::DISABLED)
+    }
+
+    /// Self-managed: every supervisor operation skips it.
+    pub fn is_detached(&self) -> bool {
+        self.has(flag::DETACHED)
+    }
+
+    /// The last instance's body returned; cleared by the pre-spawn reset.
+    pub fn has_exited(&self) -> bool {
+        self.has(flag::EXITED)
+    }
+
+    /// A stop or pause was requested; stays set until the next pre-spawn reset
+    /// (a parked `Pause` node still reads `true`).
+    pub fn shutdown_requested(&self) -> bool {
+        self.has(flag::SHUTDOWN)
+    }
+
+    /// A `Pause` instance that acked a stop and waits in `wait_resume()`.
+    pub(crate) fn is_parked(&self) -> bool {
+        let f = self.flags();
+        self.mode == Mode::Pause
+            && f & (flag::RUNNING | flag::EXITED) == 0
+            && f & flag::SHUTDOWN != 0
+    }
+
+    // ---- task side ------------------------------------------------------
+
+    /// Park until a stop or pause is requested (immediately if one already is).
+    pub async fn wait_shutdown(&self) {
+        poll_fn(|cx| {
+            if self.shutdown_requested() {
+                return Poll::Ready(());
+            }
+            self.task_waker.register(cx.waker());
+            if self.shutdown_requested() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    /// Race `fut` against a stop request. `Err(Aborted)` if the stop came first
+    /// (the future is dropped); no ack is sent, so cleanup can run before
+    /// [`ack_dropped`](Self::ack_dropped).
+    pub async fn run_cancellable<F: Future>(&self, fut: F) -> Result<F::Output, Aborted> {
+        match select(fut, self.wait_shutdown()).await {
+            Either::First(out) => Ok(out),
+            Either::Second(()) => Err(Aborted),
+        }
+    }
+
+    /// [`run_cancellable`](Self::run_cancellable), acking the stop on `Err(Aborted)`.
+    pub async fn run_cancellable_acked<F: Future>(&self, fut: F) -> Result<F::Output, Aborted> {
+        let out = self.run_cancellable(fut).await;
+        if out.is_err() {
+            self.ack_dropped();
+        }
+        out
+    }
+
+    /// Complete the stop handshake: the node reads as down and the waiting
+    /// supervisor resumes.
+    pub fn ack_dropped(&self) {
+        self.state
+            .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
+        notify::changed();
+    }
+
+    /// Ack and record an autonomous completion in one step (`has_exited()` is
+    /// true whenever `is_running()` reads false because of it). Generated
+    /// `task:` shells call it when the worker returns.
+    pub fn mark_exited(&self) {
+        let _ = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                Some((f & !(flag::RUNNING | flag::BUSY)) | flag::EXITED)
+            });
+        notify::changed();
+    }
+
+    /// `Pause` nodes: after acking, park until the supervisor resumes this
+    /// instance. Returns at once if a resume is already pending.
+    pub async fn wait_resume(&self) {
+        poll_fn(|cx| {
+            if self.take_resume() {
+                return Poll::Ready(());
+            }
+            self.task_waker.register(cx.waker());
+            if self.take_resume() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    fn take_resume(&self) -> bool {
+        self.state.fetch_and(!flag::RESUME, Ordering::AcqRel) & flag::RESUME != 0
+    }
+
+    /// Report load. A real idle→busy transition asks the pool driver to
+    /// re-evaluate; repeated calls cost one atomic op.
+    pub fn mark_busy(&self) {
+        if self.state.fetch_or(flag::BUSY, Ordering::AcqRel) & flag::BUSY == 0 {
+            self.load_changed();
+        }
+    }
+
+    /// Report the end of load. A real busy→idle transition asks the pool
+    /// driver to re-evaluate.
+    pub fn mark_idle(&self) {
+        if self.state.fetch_and(!flag::BUSY, Ordering::AcqRel) & flag::BUSY != 0 {
+            self.load_changed();
+        }
+    }
+
+    fn load_changed(&self) {
+        #[cfg(feature = "pool")]
+        if self.pool != NO_POOL {
+            crate::pool::request_scale();
+        }
+    }
+
+    /// Opt out of (or back into) supervision. A detached node is skipped by
+    /// every supervisor operation; its `deps:` only ordered its first spawn.
+    pub fn set_detached(&self, detached: bool) {
+        if detached {
+            self.state.fetch_or(flag::DETACHED, Ordering::AcqRel);
+        } else {
+            self.state.fetch_and(!flag::DETACHED, Ordering::AcqRel);
+        }
+        notify::changed();
+    }
+
+    /// Parked nodes: register an instance the application spawned by hand.
+    /// The node starts a fresh activation (pre-spawn reset) and reads as
+    /// running. Call it with the token, before `Spawner::spawn`.
+    pub fn adopt<S>(&self, _token: &SpawnToken<S>) {
+        self.begin_activation();
+        notify::changed();
+    }
+
+    // ---- readiness ------------------------------------------------------
+
+    /// Assert that this instance is serving: `ready`-marked dependents may spawn.
+    #[cfg(feature = "readiness")]
+    pub fn set_ready(&self) {
+        self.state.fetch_or(flag::READY, Ordering::AcqRel);
+        notify::changed();
+        #[cfg(feature = "pool")]
+        crate::pool::request_scale();
+    }
+
+    /// Withdraw readiness. Status, not control: running dependents keep running.
+    #[cfg(feature = "readiness")]
+    pub fn clear_ready(&self) {
+        self.state.fetch_and(!flag::READY, Ordering::AcqRel);
+        notify::changed();
+    }
+
+    /// The task asserted `set_ready()` (cleared by `clear_ready()` and the
+    /// pre-spawn reset).
+    #[cfg(feature = "readiness")]
+    pub fn is_ready(&self) -> bool {
+        self.has(flag::READY)
+    }
+
+    /// Wait until the node is ready. Any number of tasks may wait.
+    #[cfg(feature = "readiness")]
+    pub async fn wait_ready(&self) {
+        notify::wait_for(|| self.is_ready().then_some(())).await
+    }
+
+    // ---- liveness -------------------------------------------------------
+
+    /// Heartbeat: stamp the embassy-time clock.
+    #[cfg(feature = "liveness")]
+    pub fn beat(&self) {
+        self.last_beat.store(now_ticks32(), Ordering::Release);
+    }
+
+    /// embassy-time ticks since the last beat (a fresh spawn counts as one).
+    /// Wraps after `u32::MAX` ticks; sample faster than that.
+    #[cfg(feature = "liveness")]
+    pub fn ticks_since_beat(&self) -> u32 {
+        now_ticks32().wrapping_sub(self.last_beat.load(Ordering::Acquire))
+    }
+
+    /// Running, but no beat within `max_age`.
+    #[cfg(feature = "liveness")]
+    pub fn is_stale(&self, max_age: embassy_time::Duration) -> bool {
+        self.is_running() && u64::from(self.ticks_since_beat()) > max_age.as_ticks()
+    }
+
+    // ---- supervisor side ------------------------------------------------
+
+    /// Claim the node for a spawn. `false` if another operation holds the claim.
+    pub(crate) fn try_claim(&self) -> bool {
+        self.state.fetch_or(flag::STARTING, Ordering::AcqRel) & flag::STARTING == 0
+    }
+
+    pub(crate) fn release_claim(&self) {
+        self.state.fetch_and(!flag::STARTING, Ordering::AcqRel);
+    }
+
+    /// Pre-spawn reset + running, in one step: the instance about to start (or
+    /// resume) sees a clean slate and reads as up before its first poll, so an
+    /// exit on another core cannot be overwritten.
+    pub(crate) fn begin_activation(&self) {
+        let _ = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                Some((f & !flag::RESET) | flag::RUNNING)
+            });
+        #[cfg(feature = "liveness")]
+        self.beat();
+    }
+
+    /// Undo [`begin_activation`](Self::begin_activation) after a failed spawn.
+    pub(crate) fn abort_activation(&self) {
+        self.state.fetch_and(!flag::RUNNING, Ordering::AcqRel);
+    }
+
+    /// Resume a parked `Pause` instance in place.
+    pub(crate) fn resume_parked(&self) {
+        let _ = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                Some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
+            });
+        #[cfg(feature = "liveness")]
+        self.beat();
+        self.task_waker.wake();
+        notify::changed();
+    }
+
+    /// Ask the instance to stop (or pause).
+    pub(crate) fn request_shutdown(&self) {
+        self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
+        self.task_waker.wake();
+    }
+
+    /// Ask an idle instance to stop; `false` (and nothing requested) if it
+    /// is busy or down. One atomic step, so a worker that turns busy between
+    /// a pool's choice and the stop is never stopped mid-job.
+    #[cfg(feature = "pool")]
+    pub(crate) fn request_shutdown_if_idle(&self) -> bool {
+        let requested = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & (flag::BUSY | flag::RUNNING | flag::DETACHED) == flag::RUNNING)
+                    .then_some(f | flag::SHUTDOWN)
+            })
+            .is_ok();
+        if requested {
+            self.task_waker.wake();
+        }
+        requested
+    }
+
+    pub(crate) fn set_disabled(&self, disabled: bool) {
+        if disabled {
+            self.state.fetch_or(flag::DISABLED, Ordering::AcqRel);
+        } else {
+            self.state.fetch_and(!flag::DISABLED, Ordering::AcqRel);
+        }
+    }
+}
+
+impl core::fmt::Debug for TaskNode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TaskNode")
+            .field("name", &self.name)
+            .field("mode", &self.mode)
+            .field("flags", &format_args!("{:#06x}", self.flags()))
+            .finish()
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for TaskNode {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "TaskNode({=str}, {}, {=u16:#x})",
+            self.name,
+            self.mode,
+            self.flags()
+        )
+    }
+}
+
+#[cfg(feature = "liveness")]
+fn now_ticks32() -> u32 {
+    // Truncation is intended: ages are computed with wrapping arithmetic, and
+    // a 32-bit word needs no 64-bit atomics on 32-bit targets.
+    embassy_time::Instant::now().as_ticks() as u32
+}
+
+/// The one waker of the node's own task (it waits for a stop or a resume).
+/// Registering a different waker wakes the previous one, so two tasks waiting
+/// on the same node both make progress instead of one hanging.
+struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
+
+impl TaskWaker {
+    const fn new() -> Self {
+        Self(Mutex::new(Cell::new(None)))
+    }
+
+    fn register(&self, w: &Waker) {
+        let displaced = self.0.lock(|cell| match cell.take() {
+            Some(old) if old.will_wake(w) => {
+                cell.set(Some(old));
+                None
+            }
+            old => {
+                cell.set(Some(w.clone()));
+                old
+            }
+        });
+        if let Some(old) = displaced {
+            old.wake();
+        }
+    }
+
+    fn wake(&self) {
+        if let Some(w) = self.0.lock(Cell::take) {
+            w.wake();
+        }
+    }
+}
+
+// The RAM budget per node on 32-bit targets (flags packed into one word, one
+// waker, no per-node signals). `liveness` adds one 32-bit heartbeat word.
+#[cfg(all(target_pointer_width = "32", not(feature = "liveness")))]
+const _: () = assert!(
+    core::mem::size_of::<TaskNode>() <= 36,
+    "TaskNode grew past 36 bytes"
+);
+#[cfg(all(target_pointer_width = "32", feature = "liveness"))]
+const _: () = assert!(
+    core::mem::size_of::<TaskNode>() <= 40,
+    "TaskNode grew past 40 bytes"
+);

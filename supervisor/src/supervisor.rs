@@ -1,0 +1,423 @@
+//! `Supervisor<N>`: the lifecycle verbs over a static [`Graph`]. Each verb is
+//! one row of the spec's lifecycle reference table; the per-node decision of
+//! each row lives in the function named after it.
+//!
+//! Tiers: whole-graph (`start`, `teardown`, `teardown_continue`,
+//! `respawn_terminate`, `resume_pausable`), single-node (`start_node`,
+//! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
+
+use embassy_executor::{SpawnError, Spawner};
+use portable_atomic::{AtomicU16, Ordering};
+
+use crate::error::ShutdownTimeout;
+use crate::log::{log_debug, log_warn};
+use crate::node::{Mode, flag};
+use crate::{Graph, TaskNode, notify};
+
+/// How long a stop waits for the node's ack before returning [`ShutdownTimeout`].
+pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
+
+/// How long a spawn waits for each of its gates (resource slot, executor
+/// slot, `ready` dep) unless the node sets `slot_timeout:`.
+pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
+
+const NO_NODE: u16 = u16::MAX;
+
+/// Orchestrates one [`Graph`]. Construction is free and `const`:
+///
+/// ```
+/// # use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+/// # static A: TaskNode = TaskNode::new("A", Mode::Terminate);
+/// # static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
+/// static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
+/// ```
+pub struct Supervisor<const N: usize> {
+    graph: &'static Graph<N>,
+    /// Slot of the node whose spawn failed last, or [`NO_NODE`].
+    failed: AtomicU16,
+}
+
+impl<const N: usize> Supervisor<N> {
+    /// A supervisor over `graph`.
+    pub const fn new(graph: &'static Graph<N>) -> Self {
+        Self {
+            graph,
+            failed: AtomicU16::new(NO_NODE),
+        }
+    }
+
+    /// The graph this supervisor drives.
+    pub const fn graph(&self) -> &'static Graph<N> {
+        self.graph
+    }
+
+    /// The node whose spawn failed most recently (bring-up stops at the
+    /// first failure: every node before it in the order is up, it and the
+    /// nodes after it are not). `None` until a spawn fails.
+    pub fn failed_node(&self) -> Option<&'static TaskNode> {
+        self.graph
+            .node(self.failed.load(Ordering::Acquire) as usize)
+    }
+
+    fn nodes_in_order(&self) -> impl DoubleEndedIterator<Item = &'static TaskNode> + '_ {
+        self.graph
+            .order
+            .iter()
+            .filter_map(|&i| self.graph.node(i as usize))
+    }
+
+    // ---- whole graph ----------------------------------------------------
+
+    /// Quiescent → running, from any state, in dependency order: each node is
+    /// reset and spawned; running and detached nodes are skipped (so calling
+    /// it twice spawns nothing twice); a `Pause` instance parked by an earlier
+    /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
+    ///
+    /// Stops at the first failed spawn and returns its error;
+    /// [`failed_node`](Self::failed_node) names the node.
+    pub async fn start(&self, spawner: Spawner) -> Result<(), SpawnError> {
+        for node in self.nodes_in_order() {
+            let f = node.flags();
+            if f & (flag::DETACHED | flag::DISABLED | flag::RUNNING) != 0
+                || node.mode() == Mode::OnDemand
+            {
+                continue;
+            }
+            self.bring_up(node, spawner).await?;
+        }
+        Ok(())
+    }
+
+    /// Reverse-dependency shutdown: each running node is asked to stop and its
+    /// ack awaited before its dependencies are stopped. Detached and down nodes
+    /// are skipped. Aborts at the first missed ack, so a still-live dependent
+    /// never loses its dependencies; the graph is then partially down.
+    pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
+        for node in self.nodes_in_order().rev() {
+            if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
+                stop(node).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Best-effort teardown for the "hardware reset next" path: visits every
+    /// node past a wedged one and returns the first timeout at the end.
+    pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
+        let mut first = Ok(());
+        for node in self.nodes_in_order().rev() {
+            if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING
+                && let Err(e) = stop(node).await
+                && first.is_ok()
+            {
+                first = Err(e);
+            }
+        }
+        first
+    }
+
+    /// The wake half of a sleep cycle: reset and respawn every down
+    /// `Terminate` node in dependency order. `Pause` nodes are left for
+    /// [`resume_pausable`](Self::resume_pausable), `OnDemand` nodes for their
+    /// pool; disabled and detached nodes are skipped.
+    ///
+    /// Stops at the first failed spawn ([`failed_node`](Self::failed_node)).
+    pub async fn respawn_terminate(&self, spawner: Spawner) -> Result<(), SpawnError> {
+        for node in self.nodes_in_order() {
+            if node.mode() == Mode::Terminate
+                && node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) == 0
+            {
+                self.bring_up(node, spawner).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Resume every parked `Pause` instance in place (it keeps what it holds).
+    /// Running, disabled and detached nodes are untouched.
+    pub fn resume_pausable(&self) {
+        for node in self.nodes_in_order() {
+            resume_if_parked(node);
+        }
+    }
+
+    // ---- single node ----------------------------------------------------
+
+    /// Start one node, no cascade. Idempotent on a running node; resumes a
+    /// parked `Pause` instance in place; a detached node is left alone
+    /// (`Ok`). A `disabled` node is refused with `SpawnError::Busy`: the latch
+    /// is cleared only by `activate`.
+    pub async fn start_node(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+    ) -> Result<(), SpawnError> {
+        let f = node.flags();
+        if f & (flag::DETACHED | flag::RUNNING) != 0 {
+            return Ok(());
+        }
+        if f & flag::DISABLED != 0 {
+            log_warn!(
+                "start_node: `{}` is disabled (activate it first)",
+                node.name
+            );
+            return Err(SpawnError::Busy);
+        }
+        self.bring_up(node, spawner).await
+    }
+
+    /// Stop one node and await its ack (for a `Pause` node this is the
+    /// single-node pause). No-op on a down or detached node.
+    pub async fn stop_node(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
+        if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
+            stop(node).await
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Resume one parked `Pause` node in place. No-op for other modes, for
+    /// running, detached and disabled nodes (a manual pause sticks).
+    pub fn resume_node(&self, node: &'static TaskNode) {
+        resume_if_parked(node);
+    }
+
+    // ---- cascades -------------------------------------------------------
+
+    /// Clear the `disabled` latch on `node`, its transitive dependencies and
+    /// (for a pool member) its whole pool, then start them in dependency
+    /// order: down nodes are spawned, parked `Pause` nodes resumed,
+    /// `OnDemand` nodes only enabled (their pool regrows them). Detached nodes
+    /// are never pulled in. Spawn errors are logged and swallowed: the
+    /// cascade starts everything it can.
+    pub async fn activate(&self, node: &'static TaskNode, spawner: Spawner) {
+        let Some(seed) = self.graph.index_of(node) else {
+            return;
+        };
+        if node.is_detached() {
+            return;
+        }
+        let mut set = [false; N];
+        self.mark(&mut set, seed);
+        // Reverse order visits every dependent before its dependencies, so one
+        // pass closes the set over dependencies: O(nodes + edges).
+        for &i in self.graph.order.iter().rev() {
+            if set[i as usize] {
+                for &d in self.graph.deps[i as usize] {
+                    self.mark(&mut set, d as usize);
+                }
+            }
+        }
+        for &i in self.graph.order.iter() {
+            let Some(n) = self.graph.node(i as usize) else {
+                continue;
+            };
+            if !set[i as usize] {
+                continue;
+            }
+            n.set_disabled(false);
+            if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
+                continue;
+            }
+            if let Err(e) = self.bring_up(n, spawner).await {
+                log_warn!("activate: `{}` did not start: {}", n.name, e);
+            }
+        }
+        notify::changed();
+        #[cfg(feature = "pool")]
+        crate::pool::request_scale();
+    }
+
+    /// Latch `disabled` on `node`, its transitive dependents and (for pool
+    /// members) whole pools, then stop them dependents-first. Detached nodes
+    /// are never pulled in, nor is anything that depends on the target only
+    /// through a detached node. Aborts at the first missed ack.
+    pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
+        let Some(seed) = self.graph.index_of(node) else {
+            return Ok(());
+        };
+        if node.is_detached() {
+            return Ok(());
+        }
+        let mut set = [false; N];
+        self.mark(&mut set, seed);
+        // Forward order visits every dependency before its dependents: one
+        // pass closes the set over dependents, O(nodes + edges).
+        for &i in self.graph.order.iter() {
+            let i = i as usize;
+            if !set[i] && self.graph.deps[i].iter().any(|&d| set[d as usize]) {
+                self.mark(&mut set, i);
+            }
+        }
+        // Latch first, all at once, so no bring-up path (a pool regrow) can
+        // restart a member while its siblings are being stopped.
+        for (i, n) in self.graph.nodes.iter().enumerate() {
+            if let Some(n) = n
+                && set[i]
+            {
+                n.set_disabled(true);
+            }
+        }
+        for &i in self.graph.order.iter().rev() {
+            if let Some(n) = self.graph.node(i as usize)
+                && set[i as usize]
+                && n.is_running()
+            {
+                stop(n).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Add slot `i` to a cascade set, with its whole pool if it is a pool
+    /// member. Detached nodes never join.
+    fn mark(&self, set: &mut [bool; N], i: usize) {
+        let Some(n) = self.graph.node(i) else { return };
+        if n.is_detached() {
+            return;
+        }
+        set[i] = true;
+        #[cfg(feature = "pool")]
+        if let Some(pool) = self.graph.pools.get(n.pool as usize) {
+            for m in pool.members() {
+                if self.graph.node(m).is_some_and(|n| !n.is_detached()) {
+                    set[m] = true;
+                }
+            }
+        }
+    }
+
+    // ---- the one bring-up path ------------------------------------------
+
+    /// Bring one down node up: resume it if it is a parked `Pause` instance,
+    /// mark it running if the application spawns it, otherwise wait for its
+    /// gates and spawn it. Every bring-up verb goes through here.
+    pub(crate) async fn bring_up(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+    ) -> Result<(), SpawnError> {
+        if node.is_parked() {
+            node.resume_parked();
+            return Ok(());
+        }
+        let Some(spawn) = node.spawn_fn() else {
+            // A parked (app-spawned) node: the supervisor cannot spawn it. It
+            // is up unless its instance was stopped, which only the
+            // application can undo (by spawning and `adopt`ing it again).
+            if !node.shutdown_requested() {
+                node.begin_activation();
+                notify::changed();
+            } else {
+                log_debug!(
+                    "`{}` is app-spawned and was stopped; not restarted",
+                    node.name
+                );
+            }
+            return Ok(());
+        };
+        let Some(_claim) = Claim::take(node) else {
+            log_warn!(
+                "`{}` is already being started by another operation",
+                node.name
+            );
+            return self.fail(node, SpawnError::Busy);
+        };
+        match self.gated_spawn(node, spawn, spawner).await {
+            Ok(()) => {
+                notify::changed();
+                Ok(())
+            }
+            Err(e) => self.fail(node, e),
+        }
+    }
+
+    async fn gated_spawn(
+        &self,
+        node: &'static TaskNode,
+        spawn: crate::node::SpawnFn,
+        spawner: Spawner,
+    ) -> Result<(), SpawnError> {
+        let timeout = node.slot_timeout();
+        for gate in node.gates() {
+            if notify::wait_for_within(timeout, || gate.is_filled().then_some(()))
+                .await
+                .is_none()
+            {
+                log_warn!(
+                    "`{}`: a resource or executor slot stayed empty; spawn refused",
+                    node.name
+                );
+                return Err(SpawnError::Busy);
+            }
+        }
+        #[cfg(feature = "readiness")]
+        if let Some(i) = self.graph.index_of(node) {
+            for &d in self.graph.ready_deps[i] {
+                let Some(dep) = self.graph.node(d as usize) else {
+                    continue;
+                };
+                if notify::wait_for_within(timeout, || dep.is_ready().then_some(()))
+                    .await
+                    .is_none()
+                {
+                    log_warn!(
+                        "`{}`: dependency `{}` never became ready; spawn refused",
+                        node.name,
+                        dep.name
+                    );
+                    return Err(SpawnError::Busy);
+                }
+            }
+        }
+        node.begin_activation();
+        spawn(spawner).inspect_err(|_| node.abort_activation())
+    }
+
+    fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
+        let slot = self.graph.index_of(node).map_or(NO_NODE, |i| i as u16);
+        self.failed.store(slot, Ordering::Release);
+        log_warn!("spawn of `{}` failed: {}", node.name, e);
+        Err(e)
+    }
+}
+
+/// Ask `node` to stop and wait (bounded) for its ack.
+pub(crate) async fn stop(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
+    node.request_shutdown();
+    await_ack(node).await
+}
+
+/// Wait (bounded) for the ack of a stop already requested.
+pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
+    match notify::wait_for_within(SHUTDOWN_ACK_TIMEOUT, || (!node.is_running()).then_some(())).await
+    {
+        Some(()) => Ok(()),
+        None => {
+            log_warn!("`{}` missed its shutdown ack", node.name);
+            Err(ShutdownTimeout { node })
+        }
+    }
+}
+
+/// Exclusive right to spawn a node, released on drop, so a bring-up future
+/// dropped mid-wait (a `select` losing) never leaves the node unstartable.
+struct Claim(&'static TaskNode);
+
+impl Claim {
+    fn take(node: &'static TaskNode) -> Option<Self> {
+        node.try_claim().then_some(Self(node))
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.0.release_claim();
+    }
+}
+
+fn resume_if_parked(node: &'static TaskNode) {
+    if node.flags() & (flag::DETACHED | flag::DISABLED) == 0 && node.is_parked() {
+        node.resume_parked();
+    }
+}
