@@ -1,13 +1,13 @@
-use std::sync::atomic::{AtomicBool, Ordering};
+//! The smallest end-to-end check of the harness and the core: start, teardown,
+//! restart a one-node hand-built graph.
+mod common;
 
-use embassy_executor::{Executor, SpawnError, Spawner};
+use embassy_executor::{SpawnError, Spawner};
 use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
 
 #[embassy_executor::task]
 async fn worker(node: &'static TaskNode) {
-    let _ = node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await;
+    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
     node.mark_exited();
 }
 
@@ -16,36 +16,22 @@ fn spawn_a(s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static A: TaskNode = TaskNode::new("A", Mode::Terminate)
-    .with_spawn(spawn_a)
-    .at(0);
+static A: TaskNode = TaskNode::new("A", Mode::Terminate).with_spawn(spawn_a).at(0);
 static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
-static DONE: AtomicBool = AtomicBool::new(false);
+static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 
 #[embassy_executor::task]
-async fn drive(spawner: Spawner) {
-    let sup = Supervisor::new(&GRAPH);
-    sup.start(spawner).await.unwrap();
+async fn driver(spawner: Spawner) {
+    SUP.start(spawner).await.unwrap();
     assert!(A.is_running());
-    sup.teardown().await.unwrap();
-    assert!(!A.is_running());
-    assert!(A.has_exited());
-    sup.start(spawner).await.unwrap();
-    assert!(A.is_running());
-    DONE.store(true, Ordering::Release);
+    SUP.teardown().await.unwrap();
+    assert!(!A.is_running() && A.has_exited());
+    SUP.start(spawner).await.unwrap();
+    assert!(A.is_running() && !A.has_exited());
+    common::pass();
 }
 
 #[test]
-fn smoke() {
-    std::thread::spawn(|| {
-        let ex: &'static mut Executor = Box::leak(Box::new(Executor::new()));
-        ex.run(|s| s.spawn(drive(s).unwrap()));
-    });
-    for _ in 0..200 {
-        if DONE.load(Ordering::Acquire) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    panic!("hung");
+fn start_teardown_start() {
+    common::run(&[&A], |s| s.spawn(driver(s).unwrap()));
 }
