@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints (which also check the declared MSRV
+# through clippy's incompatible_msrv lint), host tests under each feature set,
+# library builds for three Cortex-M targets, rustdoc, and the on-target suite
+# under QEMU. Needs the rustup targets and qemu-system-arm (`.ci/run` installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Every feature that links on the host (`defmt` needs a target logger).
+HOST_FEATURES="control,pool,macros,readiness,liveness,local-resources,heap-state"
+for f in controller events; do
+    grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
+done
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "rustfmt"
+cargo fmt --all --check
+
+step "clippy"
+cargo clippy --workspace --all-targets --features "embassy-supervisor/$HOST_FEATURES" -- -D warnings
+cargo clippy -p embassy-supervisor --all-features -- -D warnings
+cargo clippy -p embassy-supervisor --no-default-features -- -D warnings
+
+step "host tests (default features)"
+cargo test --workspace
+step "host tests (no default features)"
+cargo test -p embassy-supervisor --no-default-features --lib --tests
+step "host tests (all host features)"
+cargo test -p embassy-supervisor --features "$HOST_FEATURES"
+
+for target in thumbv6m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
+    step "library for $target"
+    cargo build -p embassy-supervisor --target "$target"
+    cargo build -p embassy-supervisor --target "$target" --no-default-features
+    cargo build -p embassy-supervisor --target "$target" --all-features
+done
+
+step "rustdoc"
+RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor --no-deps --features "$HOST_FEATURES"
+
+if [ -x firmware/ci.sh ]; then
+    step "on-target suite under QEMU"
+    firmware/ci.sh
+fi
+
+step "all green"
