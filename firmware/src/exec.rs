@@ -1,0 +1,151 @@
+//! Executors. embassy-executor is used without a platform feature: this
+//! module supplies the `__pender` and both run loops.
+//!
+//! - The thread executor polls, then masks interrupts and sleeps with WFI
+//!   unless a wake arrived meanwhile (QEMU treats WFE as a yield, so the stock
+//!   WFE loop would spin a host core). An interrupt pending while masked still
+//!   ends WFI, so a wake from an ISR is never slept through.
+//! - [`IrqExecutor`] runs a second tier in the handler of a spare IRQ; its
+//!   pender pends that IRQ.
+
+use core::cell::{Cell, UnsafeCell};
+use core::mem::MaybeUninit;
+
+use cortex_m::interrupt::InterruptNumber;
+use cortex_m::peripheral::NVIC;
+use embassy_executor::{SendSpawner, Spawner, raw};
+
+use critical_section::Mutex;
+use portable_atomic::{AtomicBool, Ordering};
+
+/// Pender context of the thread executor; any other value is an IRQ number.
+const THREAD: usize = usize::MAX;
+
+static THREAD_WOKEN: AtomicBool = AtomicBool::new(false);
+
+#[derive(Clone, Copy)]
+struct Irq(u16);
+
+// Safety: `Irq` only ever carries a board's spare IRQ number (< 496).
+unsafe impl InterruptNumber for Irq {
+    fn number(self) -> u16 {
+        self.0
+    }
+}
+
+#[unsafe(export_name = "__pender")]
+fn pender(context: *mut ()) {
+    let context = context as usize;
+    if context == THREAD {
+        THREAD_WOKEN.store(true, Ordering::Release);
+    } else {
+        NVIC::pend(Irq(context as u16));
+    }
+}
+
+struct StaticExecutor(UnsafeCell<MaybeUninit<raw::Executor>>);
+// Safety: written once by `run` before any spawner exists, then only shared.
+unsafe impl Sync for StaticExecutor {}
+
+static THREAD_EXECUTOR: StaticExecutor = StaticExecutor(UnsafeCell::new(MaybeUninit::uninit()));
+
+/// The first instant the executor went to sleep after [`arm_idle_probe`]
+/// (benchmark support: "when did the work I started run out?").
+static IDLE_AT: Mutex<Cell<u64>> = Mutex::new(Cell::new(0));
+static IDLE_ARMED: AtomicBool = AtomicBool::new(false);
+
+/// Record the next moment the thread executor runs out of work.
+pub fn arm_idle_probe() {
+    IDLE_ARMED.store(true, Ordering::Release);
+}
+
+/// The moment recorded since [`arm_idle_probe`], in embassy ticks (`None`
+/// if the executor has not gone idle since).
+pub fn idle_at() -> Option<u64> {
+    (!IDLE_ARMED.load(Ordering::Acquire))
+        .then(|| critical_section::with(|cs| IDLE_AT.borrow(cs).get()))
+}
+
+/// Run the thread executor forever. Call once, from `main`.
+pub fn run(init: impl FnOnce(Spawner)) -> ! {
+    // Safety: `run` is called once (it never returns), so this is the only
+    // write, and it happens before any reference to the executor exists.
+    let executor: &'static raw::Executor =
+        unsafe { (*THREAD_EXECUTOR.0.get()).write(raw::Executor::new(THREAD as *mut ())) };
+    init(executor.spawner());
+    loop {
+        // Cleared before polling: a wake during the poll sets it again and
+        // keeps us from sleeping on queued work.
+        THREAD_WOKEN.store(false, Ordering::Release);
+        // Safety: never reentrant; the pender only sets a flag.
+        unsafe { executor.poll() };
+        cortex_m::interrupt::disable();
+        if !THREAD_WOKEN.load(Ordering::Acquire) {
+            if IDLE_ARMED.load(Ordering::Acquire) {
+                // Interrupts are masked here: this is a critical section already.
+                critical_section::with(|cs| IDLE_AT.borrow(cs).set(embassy_time_driver::now()));
+                IDLE_ARMED.store(false, Ordering::Release);
+            }
+            cortex_m::asm::wfi();
+        }
+        // Safety: re-enables what the line above masked; no critical section
+        // is open across the loop.
+        unsafe { cortex_m::interrupt::enable() };
+    }
+}
+
+/// An executor polled from a spare interrupt's handler: a higher-priority tier.
+pub struct IrqExecutor {
+    executor: UnsafeCell<MaybeUninit<raw::Executor>>,
+    started: AtomicBool,
+}
+
+// Safety: the executor is written once in `start` (before `started` is
+// published) and afterwards only polled from its own IRQ handler.
+unsafe impl Sync for IrqExecutor {}
+
+impl IrqExecutor {
+    /// A tier that is not started yet.
+    pub const fn new() -> Self {
+        Self {
+            executor: UnsafeCell::new(MaybeUninit::uninit()),
+            started: AtomicBool::new(false),
+        }
+    }
+
+    /// Start the tier on `irq`; `None` if it was already started.
+    pub fn start(&'static self, irq: u16) -> Option<SendSpawner> {
+        if critical_section::with(|_| {
+            let was = self.started.load(Ordering::Acquire);
+            self.started.store(true, Ordering::Release);
+            was
+        }) {
+            return None;
+        }
+        // Safety: the `started` latch above makes this the only write, and
+        // the IRQ is unmasked only after it.
+        let executor: &'static raw::Executor =
+            unsafe { (*self.executor.get()).write(raw::Executor::new(irq as usize as *mut ())) };
+        // Safety: the handler only polls an executor that is initialized.
+        unsafe { NVIC::unmask(Irq(irq)) };
+        Some(executor.spawner().make_send())
+    }
+
+    /// Poll the tier: call from the IRQ's handler and nowhere else.
+    pub fn on_interrupt(&'static self) {
+        if self.started.load(Ordering::Acquire) {
+            // Safety: initialized (see `start`); an IRQ handler does not
+            // preempt itself, so this is never reentrant.
+            unsafe { (*self.executor.get()).assume_init_ref().poll() };
+        }
+    }
+}
+
+impl Default for IrqExecutor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The firmware's interrupt tier, on the board's spare IRQ.
+pub static HIGH: IrqExecutor = IrqExecutor::new();
