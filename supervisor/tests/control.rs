@@ -14,7 +14,9 @@ use embassy_time::Duration;
 
 #[embassy_executor::task(pool_size = 8)]
 async fn worker(node: &'static TaskNode) {
-    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
     node.mark_exited();
 }
 
@@ -33,18 +35,38 @@ spawner_for!(spawn_app, APP);
 spawner_for!(spawn_p0, POOL[0]);
 spawner_for!(spawn_p1, POOL[1]);
 spawner_for!(spawn_p2, POOL[2]);
-static NET: TaskNode = TaskNode::new("NET", Mode::Terminate).with_spawn(spawn_net).at(0);
+static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
+    .with_spawn(spawn_net)
+    .at(0);
 static POOL: [TaskNode; 3] = [
-    TaskNode::new("POOL[0]", Mode::Terminate).with_spawn(spawn_p0).at(1).in_pool(0),
-    TaskNode::new("POOL[1]", Mode::OnDemand).with_spawn(spawn_p1).at(2).in_pool(0),
-    TaskNode::new("POOL[2]", Mode::OnDemand).with_spawn(spawn_p2).at(3).in_pool(0),
+    TaskNode::new("POOL[0]", Mode::Terminate)
+        .with_spawn(spawn_p0)
+        .at(1)
+        .in_pool(0),
+    TaskNode::new("POOL[1]", Mode::OnDemand)
+        .with_spawn(spawn_p1)
+        .at(2)
+        .in_pool(0),
+    TaskNode::new("POOL[2]", Mode::OnDemand)
+        .with_spawn(spawn_p2)
+        .at(3)
+        .in_pool(0),
 ];
-static APP: TaskNode = TaskNode::new("APP", Mode::Terminate).with_spawn(spawn_app).at(4).disabled();
+static APP: TaskNode = TaskNode::new("APP", Mode::Terminate)
+    .with_spawn(spawn_app)
+    .at(4)
+    .disabled();
 static POOL_POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&POOL, 1, 1, 3, DeferredShrink::new(Duration::from_secs(1)));
 static POOLS: [&dyn Pool; 1] = [&POOL_POOL];
 static G1: Graph<5> = Graph::new(
-    [Some(&NET), Some(&POOL[0]), Some(&POOL[1]), Some(&POOL[2]), Some(&APP)],
+    [
+        Some(&NET),
+        Some(&POOL[0]),
+        Some(&POOL[1]),
+        Some(&POOL[2]),
+        Some(&APP),
+    ],
     [&[], &[0], &[0], &[0], &[0]],
 )
 .with_pools(&POOLS);
@@ -54,35 +76,54 @@ static FOREIGN: TaskNode = TaskNode::new("FOREIGN", Mode::Terminate);
 #[embassy_executor::task]
 async fn cascades(spawner: Spawner) {
     SUP1.start(spawner).await.unwrap();
-    assert!(NET.is_running() && POOL[0].is_running() && !APP.is_running(), "APP is disabled");
+    assert!(
+        NET.is_running() && POOL[0].is_running() && !APP.is_running(),
+        "APP is disabled"
+    );
 
     // Deactivating one pool member takes the whole pool down, atomically.
     let cmd = |node, op| ControlCommand { node, op };
-    SUP1.apply_control(cmd(&POOL[2], ControlOp::Deactivate), spawner).await.unwrap();
+    SUP1.apply_control(cmd(&POOL[2], ControlOp::Deactivate), spawner)
+        .await
+        .unwrap();
     assert!(POOL.iter().all(|m| m.is_disabled() && !m.is_running()));
     assert!(NET.is_running(), "dependencies are not pulled down");
 
     // Activating one member re-enables the whole pool; the floor respawns.
-    SUP1.apply_control(cmd(&POOL[1], ControlOp::Activate), spawner).await.unwrap();
+    SUP1.apply_control(cmd(&POOL[1], ControlOp::Activate), spawner)
+        .await
+        .unwrap();
     assert!(POOL.iter().all(|m| !m.is_disabled()));
     assert!(POOL[0].is_running(), "the Terminate floor is started");
-    assert!(!POOL[1].is_running() && !POOL[2].is_running(), "OnDemand members are only enabled");
+    assert!(
+        !POOL[1].is_running() && !POOL[2].is_running(),
+        "OnDemand members are only enabled"
+    );
 
     // A node of no graph of this supervisor: a no-op, not an error.
-    SUP1.apply_control(cmd(&FOREIGN, ControlOp::Deactivate), spawner).await.unwrap();
+    SUP1.apply_control(cmd(&FOREIGN, ControlOp::Deactivate), spawner)
+        .await
+        .unwrap();
     assert!(!FOREIGN.is_disabled());
 
     // Deactivating the root cascades to every dependent, dependents first.
-    SUP1.apply_control(cmd(&NET, ControlOp::Deactivate), spawner).await.unwrap();
+    SUP1.apply_control(cmd(&NET, ControlOp::Deactivate), spawner)
+        .await
+        .unwrap();
     assert!(!NET.is_running() && NET.is_disabled());
     assert!(POOL.iter().all(|m| !m.is_running() && m.is_disabled()));
     assert!(APP.is_disabled());
 
     // Activating a leaf pulls its dependencies up first. The pool stays
     // disabled: it is a dependent of NET, not a dependency of APP.
-    SUP1.apply_control(cmd(&APP, ControlOp::Activate), spawner).await.unwrap();
+    SUP1.apply_control(cmd(&APP, ControlOp::Activate), spawner)
+        .await
+        .unwrap();
     assert!(NET.is_running() && APP.is_running());
-    assert!(POOL.iter().all(|m| m.is_disabled()), "activate expands dependencies only");
+    assert!(
+        POOL.iter().all(|m| m.is_disabled()),
+        "activate expands dependencies only"
+    );
 
     SUP1.teardown().await.unwrap();
     common::pass();
@@ -90,15 +131,23 @@ async fn cascades(spawner: Spawner) {
 
 #[test]
 fn apply_control_cascades_and_pool_expansion() {
-    common::run(&[&NET, &APP, &POOL[0], &POOL[1], &POOL[2]], |s| s.spawn(cascades(s).unwrap()));
+    common::run(&[&NET, &APP, &POOL[0], &POOL[1], &POOL[2]], |s| {
+        s.spawn(cascades(s).unwrap())
+    });
 }
 
 // ---- graph 2: the storm: A <- B <- C --------------------------------------
 spawner_for!(spawn_a, A);
 spawner_for!(spawn_c, C);
-static A: TaskNode = TaskNode::new("A", Mode::Terminate).with_spawn(spawn_a).at(0);
-static B: TaskNode = TaskNode::new("B", Mode::Pause).with_spawn(spawn_b_pausable).at(1);
-static C: TaskNode = TaskNode::new("C", Mode::Terminate).with_spawn(spawn_c).at(2);
+static A: TaskNode = TaskNode::new("A", Mode::Terminate)
+    .with_spawn(spawn_a)
+    .at(0);
+static B: TaskNode = TaskNode::new("B", Mode::Pause)
+    .with_spawn(spawn_b_pausable)
+    .at(1);
+static C: TaskNode = TaskNode::new("C", Mode::Terminate)
+    .with_spawn(spawn_c)
+    .at(2);
 static G2: Graph<3> = Graph::new([Some(&A), Some(&B), Some(&C)], [&[], &[0], &[1]]);
 static SUP2: Supervisor<3> = Supervisor::new(&G2);
 static STORM_NODES: [&TaskNode; 3] = [&A, &B, &C];
@@ -138,7 +187,11 @@ async fn sender(mut seed: u32) {
     for _ in 0..PER_SENDER {
         let r = xorshift(&mut seed);
         let node = STORM_NODES[(r % 3) as usize];
-        let op = if r & 8 == 0 { ControlOp::Activate } else { ControlOp::Deactivate };
+        let op = if r & 8 == 0 {
+            ControlOp::Activate
+        } else {
+            ControlOp::Deactivate
+        };
         if r & 16 == 0 {
             request_control(node, op).await;
             ACCEPTED.fetch_add(1, Ordering::SeqCst);
@@ -158,8 +211,14 @@ async fn sender(mut seed: u32) {
 async fn storm_driver(spawner: Spawner) {
     loop {
         let cmd = wait_control().await;
-        let idx = STORM_NODES.iter().position(|n| core::ptr::eq(*n, cmd.node)).unwrap() as u32;
-        LAST.store(idx * 2 + (cmd.op == ControlOp::Deactivate) as u32, Ordering::SeqCst);
+        let idx = STORM_NODES
+            .iter()
+            .position(|n| core::ptr::eq(*n, cmd.node))
+            .unwrap() as u32;
+        LAST.store(
+            idx * 2 + (cmd.op == ControlOp::Deactivate) as u32,
+            Ordering::SeqCst,
+        );
         SUP2.apply_control(cmd, spawner).await.unwrap();
         APPLIED.fetch_add(1, Ordering::SeqCst);
     }
@@ -177,11 +236,23 @@ async fn storm(spawner: Spawner) {
     {
         embassy_futures::yield_now().await;
     }
-    let (accepted, refused, applied) =
-        (ACCEPTED.load(Ordering::SeqCst), REFUSED.load(Ordering::SeqCst), APPLIED.load(Ordering::SeqCst));
-    println!("control storm: {accepted} accepted and applied={applied}, {refused} refused (ControlQueueFull)");
-    assert_eq!(accepted + refused, SENDERS * PER_SENDER, "every call was either accepted or refused");
-    assert_eq!(applied, accepted, "every accepted command was applied, none lost");
+    let (accepted, refused, applied) = (
+        ACCEPTED.load(Ordering::SeqCst),
+        REFUSED.load(Ordering::SeqCst),
+        APPLIED.load(Ordering::SeqCst),
+    );
+    println!(
+        "control storm: {accepted} accepted and applied={applied}, {refused} refused (ControlQueueFull)"
+    );
+    assert_eq!(
+        accepted + refused,
+        SENDERS * PER_SENDER,
+        "every call was either accepted or refused"
+    );
+    assert_eq!(
+        applied, accepted,
+        "every accepted command was applied, none lost"
+    );
     assert!(refused > 0, "the storm must actually fill the mailbox");
 
     // The graph is in the state the last command implies.
@@ -189,16 +260,29 @@ async fn storm(spawner: Spawner) {
     let (target, deactivate) = ((last / 2) as usize, last % 2 == 1);
     if deactivate {
         for n in &STORM_NODES[target..] {
-            assert!(n.is_disabled() && !n.is_running(), "{} must be down after Deactivate", n.name);
+            assert!(
+                n.is_disabled() && !n.is_running(),
+                "{} must be down after Deactivate",
+                n.name
+            );
         }
     } else {
         for n in &STORM_NODES[..=target] {
-            assert!(!n.is_disabled() && n.is_running(), "{} must be up after Activate", n.name);
+            assert!(
+                !n.is_disabled() && n.is_running(),
+                "{} must be up after Activate",
+                n.name
+            );
         }
     }
     // Dependencies are up under every running dependent.
     for w in STORM_NODES.windows(2) {
-        assert!(!w[1].is_running() || w[0].is_running(), "{} runs without {}", w[1].name, w[0].name);
+        assert!(
+            !w[1].is_running() || w[0].is_running(),
+            "{} runs without {}",
+            w[1].name,
+            w[0].name
+        );
     }
     common::pass();
 }

@@ -15,7 +15,10 @@ use embassy_time::Instant;
 struct AlwaysShrink;
 impl ScalingPolicy for AlwaysShrink {
     fn decide(&mut self, _: PoolLoad, _: Instant) -> Decision {
-        Decision { action: PoolAction::Shrink, recheck_at: None }
+        Decision {
+            action: PoolAction::Shrink,
+            recheck_at: None,
+        }
     }
 }
 
@@ -23,14 +26,23 @@ impl ScalingPolicy for AlwaysShrink {
 struct AlwaysGrow;
 impl ScalingPolicy for AlwaysGrow {
     fn decide(&mut self, l: PoolLoad, _: Instant) -> Decision {
-        let action = if l.running < l.max { PoolAction::Grow } else { PoolAction::Hold };
-        Decision { action, recheck_at: None }
+        let action = if l.running < l.max {
+            PoolAction::Grow
+        } else {
+            PoolAction::Hold
+        };
+        Decision {
+            action,
+            recheck_at: None,
+        }
     }
 }
 
 #[embassy_executor::task(pool_size = 4)]
 async fn member(node: &'static TaskNode) {
-    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
     node.mark_exited();
 }
 
@@ -52,8 +64,14 @@ fn spawn_g1(s: Spawner) -> Result<(), SpawnError> {
 }
 
 static SHRINK: [TaskNode; 2] = [
-    TaskNode::new("SHRINK[0]", Mode::Terminate).with_spawn(spawn_s0).at(0).in_pool(0),
-    TaskNode::new("SHRINK[1]", Mode::Terminate).with_spawn(spawn_s1).at(1).in_pool(0),
+    TaskNode::new("SHRINK[0]", Mode::Terminate)
+        .with_spawn(spawn_s0)
+        .at(0)
+        .in_pool(0),
+    TaskNode::new("SHRINK[1]", Mode::Terminate)
+        .with_spawn(spawn_s1)
+        .at(1)
+        .in_pool(0),
 ];
 static SHRINK_POOL: ElasticPool<AlwaysShrink> = ElasticPool::new(&SHRINK, 0, 0, 2, AlwaysShrink);
 static SHRINK_POOLS: [&dyn Pool; 1] = [&SHRINK_POOL];
@@ -70,7 +88,10 @@ async fn shrink_rechecks(spawner: Spawner) {
     SHRINK[1].mark_busy();
     let script = async {
         common::settle().await;
-        assert!(SHRINK[0].is_running() && SHRINK[1].is_running(), "a busy member was stopped");
+        assert!(
+            SHRINK[0].is_running() && SHRINK[1].is_running(),
+            "a busy member was stopped"
+        );
         assert!(!SHRINK[0].shutdown_requested() && !SHRINK[1].shutdown_requested());
         // One turns idle: now exactly that one may go.
         SHRINK[1].mark_idle();
@@ -87,14 +108,22 @@ async fn shrink_rechecks(spawner: Spawner) {
 /// Pitfall 12: shrink re-checks idleness in the same step that stops.
 #[test]
 fn pitfall_12_shrink_rechecks_idleness_before_stopping() {
-    common::run(&[&SHRINK[0], &SHRINK[1]], |s| s.spawn(shrink_rechecks(s).unwrap()));
+    common::run(&[&SHRINK[0], &SHRINK[1]], |s| {
+        s.spawn(shrink_rechecks(s).unwrap())
+    });
 }
 
 // Slot 0 is a node removed by `#[cfg]` (None); the pool still lists it as a
 // dependency, as a graph without a per-dep cfg would.
 static GROW: [TaskNode; 2] = [
-    TaskNode::new("GROW[0]", Mode::OnDemand).with_spawn(spawn_g0).at(1).in_pool(0),
-    TaskNode::new("GROW[1]", Mode::OnDemand).with_spawn(spawn_g1).at(2).in_pool(0),
+    TaskNode::new("GROW[0]", Mode::OnDemand)
+        .with_spawn(spawn_g0)
+        .at(1)
+        .in_pool(0),
+    TaskNode::new("GROW[1]", Mode::OnDemand)
+        .with_spawn(spawn_g1)
+        .at(2)
+        .in_pool(0),
 ];
 static GROW_POOL: ElasticPool<AlwaysGrow> = ElasticPool::new(&GROW, 1, 0, 2, AlwaysGrow);
 static GROW_POOLS: [&dyn Pool; 1] = [&GROW_POOL];
@@ -107,7 +136,10 @@ async fn removed_dependency(spawner: Spawner) {
     GROW_SUP.start(spawner).await.unwrap();
     let script = async {
         common::settle().await;
-        assert!(GROW[0].is_running() && GROW[1].is_running(), "a removed dependency blocked growth");
+        assert!(
+            GROW[0].is_running() && GROW[1].is_running(),
+            "a removed dependency blocked growth"
+        );
     };
     if let Either::First(e) = select(GROW_SUP.run_pools(spawner), script).await {
         panic!("run_pools ended: {e}");
@@ -118,7 +150,9 @@ async fn removed_dependency(spawner: Spawner) {
 /// Pitfall 11: a dependency on a `#[cfg]`-removed node does not block growth.
 #[test]
 fn pitfall_11_cfg_removed_dependency_does_not_block_growth() {
-    common::run(&[&GROW[0], &GROW[1]], |s| s.spawn(removed_dependency(s).unwrap()));
+    common::run(&[&GROW[0], &GROW[1]], |s| {
+        s.spawn(removed_dependency(s).unwrap())
+    });
 }
 
 static MAILBOX_NODE: TaskNode = TaskNode::new("MAILBOX_NODE", Mode::Terminate);
@@ -130,10 +164,16 @@ async fn mailbox_never_drops(_spawner: Spawner) {
     for _ in 0..embassy_supervisor::CONTROL_QUEUE_DEPTH {
         try_request_control(&MAILBOX_NODE, ControlOp::Activate).unwrap();
     }
-    assert_eq!(try_request_control(&MAILBOX_NODE, ControlOp::Deactivate), Err(ControlQueueFull));
+    assert_eq!(
+        try_request_control(&MAILBOX_NODE, ControlOp::Deactivate),
+        Err(ControlQueueFull)
+    );
     // The awaiting form waits for room instead of dropping.
     let mut send = core::pin::pin!(request_control(&MAILBOX_NODE, ControlOp::Deactivate));
-    assert!(embassy_futures::poll_once(send.as_mut()).is_pending(), "a full mailbox must make the sender wait");
+    assert!(
+        embassy_futures::poll_once(send.as_mut()).is_pending(),
+        "a full mailbox must make the sender wait"
+    );
     let first = wait_control().await;
     assert_eq!(first.op, ControlOp::Activate);
     send.await;
@@ -143,7 +183,12 @@ async fn mailbox_never_drops(_spawner: Spawner) {
     }
     assert_eq!(
         ops,
-        [ControlOp::Activate, ControlOp::Activate, ControlOp::Activate, ControlOp::Deactivate],
+        [
+            ControlOp::Activate,
+            ControlOp::Activate,
+            ControlOp::Activate,
+            ControlOp::Deactivate
+        ],
         "every accepted command arrives, in order"
     );
     common::pass();

@@ -32,10 +32,16 @@ macro_rules! pool_graph {
 
             #[embassy_executor::task]
             async fn broker(node: &'static TaskNode) {
-                let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+                let _ = node
+                    .run_cancellable_acked(core::future::pending::<()>())
+                    .await;
             }
 
-            pub static WEDGED: [AtomicBool; 3] = [AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false)];
+            pub static WEDGED: [AtomicBool; 3] = [
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+            ];
 
             fn spawn_broker(s: Spawner) -> Result<(), SpawnError> {
                 s.spawn(broker(&BROKER)?);
@@ -54,17 +60,38 @@ macro_rules! pool_graph {
                 Ok(())
             }
 
-            pub static BROKER: TaskNode = TaskNode::new("BROKER", Mode::Terminate).with_spawn(spawn_broker).at(0);
+            pub static BROKER: TaskNode = TaskNode::new("BROKER", Mode::Terminate)
+                .with_spawn(spawn_broker)
+                .at(0);
             pub static WORKERS: [TaskNode; 3] = [
-                TaskNode::new("WORKERS[0]", Mode::Terminate).with_spawn(spawn_w0).at(1).in_pool(0),
-                TaskNode::new("WORKERS[1]", Mode::OnDemand).with_spawn(spawn_w1).at(2).in_pool(0),
-                TaskNode::new("WORKERS[2]", Mode::OnDemand).with_spawn(spawn_w2).at(3).in_pool(0),
+                TaskNode::new("WORKERS[0]", Mode::Terminate)
+                    .with_spawn(spawn_w0)
+                    .at(1)
+                    .in_pool(0),
+                TaskNode::new("WORKERS[1]", Mode::OnDemand)
+                    .with_spawn(spawn_w1)
+                    .at(2)
+                    .in_pool(0),
+                TaskNode::new("WORKERS[2]", Mode::OnDemand)
+                    .with_spawn(spawn_w2)
+                    .at(3)
+                    .in_pool(0),
             ];
-            static WORKERS_POOL: ElasticPool<DeferredShrink> =
-                ElasticPool::new(&WORKERS, 1, 1, 3, DeferredShrink::new(Duration::from_secs(4)));
+            static WORKERS_POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
+                &WORKERS,
+                1,
+                1,
+                3,
+                DeferredShrink::new(Duration::from_secs(4)),
+            );
             static POOLS: [&dyn Pool; 1] = [&WORKERS_POOL];
             static GRAPH: Graph<4> = Graph::new(
-                [Some(&BROKER), Some(&WORKERS[0]), Some(&WORKERS[1]), Some(&WORKERS[2])],
+                [
+                    Some(&BROKER),
+                    Some(&WORKERS[0]),
+                    Some(&WORKERS[1]),
+                    Some(&WORKERS[2]),
+                ],
                 [&[], &[0], &[0], &[0]],
             )
             .with_pools(&POOLS);
@@ -73,7 +100,11 @@ macro_rules! pool_graph {
             pub const ALL: [&TaskNode; 4] = [&BROKER, &WORKERS[0], &WORKERS[1], &WORKERS[2]];
 
             pub fn running() -> [bool; 3] {
-                [WORKERS[0].is_running(), WORKERS[1].is_running(), WORKERS[2].is_running()]
+                [
+                    WORKERS[0].is_running(),
+                    WORKERS[1].is_running(),
+                    WORKERS[2].is_running(),
+                ]
             }
         }
     };
@@ -83,7 +114,11 @@ pool_graph!(g1);
 pool_graph!(g2);
 
 /// Run `script` while the pool driver runs; the driver must not finish first.
-async fn with_driver(sup: &'static Supervisor<4>, spawner: Spawner, script: impl Future<Output = ()>) {
+async fn with_driver(
+    sup: &'static Supervisor<4>,
+    spawner: Spawner,
+    script: impl Future<Output = ()>,
+) {
     match select(sup.run_pools(spawner), script).await {
         Either::First(e) => panic!("run_pools returned early: {e}"),
         Either::Second(()) => {}
@@ -94,10 +129,18 @@ async fn with_driver(sup: &'static Supervisor<4>, spawner: Spawner, script: impl
 async fn grow_shrink_and_dependency(spawner: Spawner) {
     use g1::*;
     SUP.start(spawner).await.unwrap();
-    assert_eq!(running(), [true, false, false], "start brings up the floor only");
+    assert_eq!(
+        running(),
+        [true, false, false],
+        "start brings up the floor only"
+    );
     with_driver(&SUP, spawner, async {
         common::settle().await;
-        assert_eq!(running(), [true, false, false], "an idle floor does not grow");
+        assert_eq!(
+            running(),
+            [true, false, false],
+            "an idle floor does not grow"
+        );
 
         WORKERS[0].mark_busy();
         common::settle().await;
@@ -118,26 +161,46 @@ async fn grow_shrink_and_dependency(spawner: Spawner) {
         assert_eq!(running(), [true, true, true], "cooldown not over");
         common::advance(Duration::from_millis(200));
         common::settle().await;
-        assert_eq!(running(), [true, true, false], "one surplus member shrank (highest first)");
+        assert_eq!(
+            running(),
+            [true, true, false],
+            "one surplus member shrank (highest first)"
+        );
         // One idle spare while WORKERS[0] is busy: the dead-band holds it.
         common::advance(Duration::from_secs(60));
         common::settle().await;
-        assert_eq!(running(), [true, true, false], "the single spare never flaps");
+        assert_eq!(
+            running(),
+            [true, true, false],
+            "the single spare never flaps"
+        );
         WORKERS[0].mark_idle();
         common::settle().await;
         common::advance(Duration::from_secs(5));
         common::settle().await;
-        assert_eq!(running(), [true, false, false], "shrinks to the floor, never below");
+        assert_eq!(
+            running(),
+            [true, false, false],
+            "shrinks to the floor, never below"
+        );
 
         // Pitfall 9: a grow refused because the dependency is down is retried
         // when it comes back, with nothing else waking the driver.
         SUP.stop_node(&BROKER).await.unwrap();
         WORKERS[0].mark_busy();
         common::settle().await;
-        assert_eq!(running(), [true, false, false], "never grows onto a down dependency");
+        assert_eq!(
+            running(),
+            [true, false, false],
+            "never grows onto a down dependency"
+        );
         SUP.start_node(&BROKER, spawner).await.unwrap();
         common::settle().await;
-        assert_eq!(running(), [true, true, false], "dependency back: the deferred grow happens");
+        assert_eq!(
+            running(),
+            [true, true, false],
+            "dependency back: the deferred grow happens"
+        );
         WORKERS[0].mark_idle();
     })
     .await;
@@ -147,7 +210,9 @@ async fn grow_shrink_and_dependency(spawner: Spawner) {
 
 #[test]
 fn grows_shrinks_and_waits_for_dependencies() {
-    common::run(&g1::ALL, |s| s.spawn(grow_shrink_and_dependency(s).unwrap()));
+    common::run(&g1::ALL, |s| {
+        s.spawn(grow_shrink_and_dependency(s).unwrap())
+    });
 }
 
 #[embassy_executor::task]
