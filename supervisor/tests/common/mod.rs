@@ -26,7 +26,9 @@ static SERIAL: Mutex<()> = Mutex::new(());
 static PASSED: AtomicBool = AtomicBool::new(false);
 
 fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Run one test. `spawn_driver` spawns the test's driver task (which calls
@@ -92,5 +94,9 @@ pub fn describe(nodes: &[&'static TaskNode]) -> String {
             out += &format!("\n  `{}` is running", n.name);
         }
     }
-    if out.is_empty() { "every watched node is down".into() } else { out }
+    if out.is_empty() {
+        "every watched node is down".into()
+    } else {
+        out
+    }
 }
