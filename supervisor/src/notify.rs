@@ -7,7 +7,7 @@
 //! edges, not polls), and a per-node waker would cost 8 bytes of RAM per node
 //! per wait kind. Every change wakes every registered observer; each re-checks
 //! its own condition. Up to [`OBSERVERS`] observers stay registered; beyond
-//! that a registration wakes everyone first (a spurious re-poll, never a lost
+//! that a registration wakes everyone first (spurious re-polls, never a lost
 //! wake).
 
 use core::cell::RefCell;
@@ -20,8 +20,10 @@ use embassy_sync::waitqueue::MultiWakerRegistration;
 use embassy_time::{Duration, with_timeout};
 use portable_atomic::{AtomicU32, Ordering};
 
-/// How many observers can wait at once without spurious wake-ups.
-pub const OBSERVERS: usize = 8;
+/// How many observers can wait at once. Beyond this, registrations keep
+/// waking each other (correct, but the waiters spin): fan many app-level
+/// waiters out through an app-owned `embassy_sync::watch::Watch` instead.
+pub const OBSERVERS: usize = 16;
 
 static WAITERS: Mutex<CriticalSectionRawMutex, RefCell<MultiWakerRegistration<OBSERVERS>>> =
     Mutex::new(RefCell::new(MultiWakerRegistration::new()));
