@@ -56,4 +56,26 @@ pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervis
 pub mod __private {
     pub use embassy_executor;
     pub use embassy_time;
+
+    /// A `pool` item expands to this first: without the `pool` feature it is
+    /// the one readable error (spanned on `pool`) instead of a missing type.
+    pub use crate::__es_require_pool_feature as require_pool_feature;
+}
+
+#[cfg(feature = "pool")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __es_require_pool_feature {
+    () => {};
+}
+
+#[cfg(not(feature = "pool"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __es_require_pool_feature {
+    () => {
+        ::core::compile_error!(
+            "a `pool` item requires the `pool` feature of embassy-supervisor (on by default)"
+        );
+    };
 }

@@ -1,0 +1,480 @@
+//! Emission from the checked model only: no rule is decided here. Everything
+//! reaches the runtime through `::embassy_supervisor` (and embassy through its
+//! `__private` re-exports), so users need no direct embassy dependency for
+//! the generated code.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Ident, LitStr};
+
+use crate::analyze::{Form, Kind, Model, Res, Spawn, Unit};
+
+fn rt() -> TokenStream {
+    quote!(::embassy_supervisor)
+}
+
+fn exec() -> TokenStream {
+    quote!(::embassy_supervisor::__private::embassy_executor)
+}
+
+pub fn emit(m: &Model) -> TokenStream {
+    let rt = rt();
+    let mut out = TokenStream::new();
+
+    if let Some(sp) = m.first_pool_keyword {
+        out.extend(quote_spanned!(sp=> #rt::__private::require_pool_feature!{}));
+    }
+
+    for e in &m.executors {
+        let cfg = e.cfg.attr();
+        let name = &e.name;
+        out.extend(quote! {
+            #cfg
+            pub static #name: #rt::SpawnerSlot = #rt::SpawnerSlot::new();
+        });
+    }
+    for s in &m.take_slots {
+        let cfg = s.cfg.attr();
+        let (name, ty) = (&s.name, &s.ty);
+        out.extend(match s.members {
+            None => quote! {
+                #cfg
+                pub static #name: #rt::ResourceSlot<#ty> = #rt::ResourceSlot::new();
+            },
+            Some(k) => quote! {
+                #cfg
+                pub static #name: [#rt::ResourceSlot<#ty>; #k] =
+                    [const { #rt::ResourceSlot::new() }; #k];
+            },
+        });
+    }
+    for s in &m.shared_slots {
+        let cfg = s.attr();
+        let (name, ty) = (&s.name, &s.ty);
+        out.extend(quote! {
+            #cfg
+            pub static #name: #rt::ResourceSlot<#ty> = #rt::ResourceSlot::new();
+        });
+    }
+
+    for u in &m.units {
+        out.extend(match &u.pool {
+            None => emit_node(m, u),
+            Some(_) => emit_pool(m, u),
+        });
+    }
+    out.extend(emit_graph(m));
+    out
+}
+
+fn mode(id: &Ident) -> TokenStream {
+    let rt = rt();
+    quote_spanned!(id.span()=> #rt::Mode::#id)
+}
+
+/// Gates awaited before each spawn of one node (`member`: pool index).
+fn gates(u: &Unit, member: Option<usize>) -> TokenStream {
+    let rt = rt();
+    let mut g = Vec::new();
+    for r in &u.resources {
+        let cfg = r.cfg.attr();
+        let name = &r.name;
+        g.push(match (r.kind, member) {
+            (Kind::Shared, _) | (_, None) => quote!(#cfg &#name as &dyn #rt::Gate,),
+            (_, Some(i)) => quote!(#cfg &#name[#i] as &dyn #rt::Gate,),
+        });
+    }
+    if let Some(e) = &u.executor {
+        g.push(quote!(&#e as &dyn #rt::Gate,));
+    }
+    if g.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(.with_resources(&[#(#g)*]))
+    }
+}
+
+fn node_expr(
+    u: &Unit,
+    slot: usize,
+    member: Option<usize>,
+    spawn_fn: Option<TokenStream>,
+) -> TokenStream {
+    let rt = rt();
+    let (name_str, md) = match member {
+        None => (u.name.to_string(), mode(&u.modes[0])),
+        Some(i) => (format!("{}[{i}]", u.name), mode(&u.modes[i])),
+    };
+    let name_lit = LitStr::new(&name_str, u.name.span());
+    let spawn = spawn_fn.map(|f| quote!(.with_spawn(#f)));
+    let gates = gates(u, member);
+    let timeout = u
+        .slot_timeout
+        .as_ref()
+        .map(|l| quote!(.with_slot_timeout(#l)));
+    let disabled = u.disabled.then(|| quote!(.disabled()));
+    let slot = slot as u8;
+    let pool = u.pool.as_ref().map(|p| {
+        // Pools removed by cfg leave no entry in `GRAPH.pools`, so a pool's
+        // index counts only the earlier pools that are compiled in.
+        let _ = p;
+        let idx = format_ident!("__ES_POOL_INDEX_{}", u.name);
+        quote!(.in_pool(#idx))
+    });
+    quote! {
+        #rt::TaskNode::new(#name_lit, #md) #spawn #gates #timeout #disabled .at(#slot) #pool
+    }
+}
+
+/// The worker's `(path, extras)` for a `task:`/`spawn:` form.
+fn callee(f: &Form) -> (TokenStream, Vec<TokenStream>) {
+    match f {
+        Form::Path(p) => (quote!(#p), Vec::new()),
+        Form::Call(p, args) => (quote!(#p), args.iter().map(|a| quote!(#a)).collect()),
+        Form::Closure(c) => (quote!(#c), Vec::new()),
+    }
+}
+
+/// The spawn glue body: route, gather resources, build the token, spawn.
+/// Everything fallible happens before the token exists (a dropped
+/// `SpawnToken` panics), and resources travel as `Lent` guards, so a failed
+/// spawn puts every one of them back.
+fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let route = match &u.executor {
+        Some(e) => quote!(let spawner = #e.get().ok_or(#ex::SpawnError::Busy)?;),
+        None => TokenStream::new(),
+    };
+    let mut takes = Vec::new();
+    let mut args = Vec::new();
+    for (i, r) in u.resources.iter().enumerate() {
+        let cfg = r.cfg.attr();
+        let v = format_ident!("__es_r{}", i);
+        let name = &r.name;
+        let slot = if u.pool.is_some() && r.kind != Kind::Shared {
+            quote!(#name[#member])
+        } else {
+            quote!(#name)
+        };
+        takes.push(match r.kind {
+            Kind::Shared => quote!(#cfg let #v = #slot.get().ok_or(#ex::SpawnError::Busy)?;),
+            _ => quote!(#cfg let #v = #slot.lend().ok_or(#ex::SpawnError::Busy)?;),
+        });
+        args.push(quote!(#cfg #v,));
+    }
+    let token = match &u.spawn {
+        Spawn::Task(_) => {
+            let shell = shell_name(m, u);
+            quote!(#shell(#node_ref, #(#args)*)?)
+        }
+        Spawn::Spawn(Form::Closure(c)) => {
+            return quote! {
+                let __es_spawn: fn(#ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> = #c;
+                __es_spawn(spawner)
+            };
+        }
+        Spawn::Spawn(f) => {
+            let (p, extras) = callee(f);
+            quote!(#p(#node_ref, #(#extras),*)?)
+        }
+        Spawn::Parked => return quote!(::core::result::Result::Ok(())),
+    };
+    let _ = rt;
+    quote! {
+        #route
+        #(#takes)*
+        let __es_token = #token;
+        spawner.spawn(__es_token);
+        ::core::result::Result::Ok(())
+    }
+}
+
+fn spawn_name(m: &Model, u: &Unit) -> Ident {
+    format_ident!(
+        "__es_spawn_{}_{}{}",
+        u.name.to_string().to_lowercase(),
+        u.first_slot,
+        m.suffix.to_lowercase()
+    )
+}
+
+fn shell_name(m: &Model, u: &Unit) -> Ident {
+    format_ident!(
+        "__es_task_{}_{}{}",
+        u.name.to_string().to_lowercase(),
+        u.first_slot,
+        m.suffix.to_lowercase()
+    )
+}
+
+fn emit_node(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let cfg = u.cfg.attr();
+    let name = &u.name;
+    let spawn_fn_name = spawn_name(m, u);
+    let has_spawn = !matches!(u.spawn, Spawn::Parked);
+    let node = node_expr(
+        u,
+        u.first_slot,
+        None,
+        has_spawn.then(|| quote!(#spawn_fn_name)),
+    );
+    let mut out = quote! {
+        #cfg
+        pub static #name: #rt::TaskNode = #node;
+    };
+    if has_spawn {
+        let body = glue_body(m, u, quote!(&#name), TokenStream::new());
+        out.extend(quote! {
+            #cfg
+            #[allow(non_snake_case)]
+            fn #spawn_fn_name(spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+                #body
+            }
+        });
+    }
+    if let Spawn::Task(f) = &u.spawn {
+        let size = u
+            .pool_size
+            .as_ref()
+            .map_or_else(|| quote!(1usize), |e| quote!(#e));
+        out.extend(emit_shell(m, u, f, size));
+    }
+    out
+}
+
+fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let cfg = u.cfg.attr();
+    let shell = shell_name(m, u);
+    let (worker, extras) = callee(f);
+    let mut params = Vec::new();
+    let mut prep = Vec::new();
+    let mut worker_args = Vec::new();
+    let mut restores = Vec::new();
+    for (i, r) in u.resources.iter().enumerate() {
+        let Res { ty, cfg: rcfg, .. } = r;
+        let rcfg = rcfg.attr();
+        let v = format_ident!("__es_r{}", i);
+        match r.kind {
+            Kind::Lend => {
+                params.push(quote!(#rcfg #v: #rt::Lent<#ty>,));
+                prep.push(quote!(#rcfg let mut #v = #v;));
+                worker_args.push(quote!(#rcfg &mut *#v,));
+                restores.push(quote!(#rcfg ::core::mem::drop(#v);));
+            }
+            Kind::Consume => {
+                params.push(quote!(#rcfg #v: #rt::Lent<#ty>,));
+                prep.push(quote!(#rcfg let #v = #v.into_inner();));
+                worker_args.push(quote!(#rcfg #v,));
+            }
+            Kind::Shared => {
+                params.push(quote!(#rcfg #v: #ty,));
+                worker_args.push(quote!(#rcfg #v,));
+            }
+        }
+    }
+    let node_arg = (!u.cancel).then(|| quote!(__es_node,));
+    let call = quote!(#worker(#node_arg #(#worker_args)* #(#extras),*));
+    let exit_name = format_ident!("{}_EXIT", u.name);
+    let body = match (&u.exit, u.cancel) {
+        (None, false) => quote! {
+            let __es_out = #call.await;
+            #(#restores)*
+            let _ = __es_out;
+        },
+        (None, true) => quote! {
+            let __es_out = __es_node.run_cancellable(#call).await;
+            #(#restores)*
+            let _ = __es_out;
+        },
+        // A worker that can never return makes this statement unreachable:
+        // the lint is denied here and spanned on `exit:` so the user sees the
+        // clause that can never be honoured.
+        (Some((sp, _)), false) => {
+            let check = quote_spanned!(*sp=> #[deny(unreachable_code)] let __es_out = __es_out;);
+            quote! {
+                let __es_out = #call.await;
+                #check
+                #(#restores)*
+                #exit_name.provide(__es_out);
+            }
+        }
+        (Some((sp, _)), true) => {
+            let provide =
+                quote_spanned!(*sp=> #[deny(unreachable_code)] #exit_name.provide(__es_out););
+            quote! {
+                let __es_out = __es_node.run_cancellable(#call).await;
+                #(#restores)*
+                // An aborted worker leaves the slot empty: that is how a
+                // waiter tells "stopped" from "finished".
+                if let ::core::result::Result::Ok(__es_out) = __es_out {
+                    #provide
+                }
+            }
+        }
+    };
+    let exit_static = u.exit.as_ref().map(|(_, ty)| {
+        quote! {
+            #cfg
+            pub static #exit_name: #rt::ResourceSlot<#ty> = #rt::ResourceSlot::new();
+        }
+    });
+    quote! {
+        #exit_static
+        #cfg
+        #[#ex::task(pool_size = #pool_size, embassy_executor = #ex)]
+        #[allow(non_snake_case, unreachable_code, unused_mut, clippy::unit_arg, clippy::let_unit_value)]
+        async fn #shell(__es_node: &'static #rt::TaskNode, #(#params)*) {
+            #(#prep)*
+            #body
+            __es_node.mark_exited();
+        }
+    }
+}
+
+fn emit_pool(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let Some(p) = &u.pool else {
+        return TokenStream::new();
+    };
+    let cfg = u.cfg.attr();
+    let name = &u.name;
+    let k = u.modes.len();
+    let has_spawn = !matches!(u.spawn, Spawn::Parked);
+    let spawn_fn_name = spawn_name(m, u);
+    let members = (0..k).map(|i| {
+        let f = has_spawn.then(|| quote!(#spawn_fn_name::<#i>));
+        node_expr(u, u.first_slot + i, Some(i), f)
+    });
+    let pool_name = format_ident!("{}_POOL", name);
+    let min_name = format_ident!("{}_MIN", name);
+    let max_name = format_ident!("{}_MAX", name);
+    let members_name = format_ident!("{}_MEMBERS", name);
+    let idx_name = format_ident!("__ES_POOL_INDEX_{}", name);
+    let (pty, pexpr, pmin, pmax) = (&p.policy_ty, &p.policy, &p.min, &p.max);
+    let first = u.first_slot as u8;
+    let earlier: Vec<TokenStream> = m
+        .units
+        .iter()
+        .filter(|o| {
+            o.pool
+                .as_ref()
+                .is_some_and(|op| op.index_among_pools < p.index_among_pools)
+        })
+        .map(|o| {
+            let pred = o.cfg.predicate();
+            quote!(+ (::core::cfg!(#pred) as u8))
+        })
+        .collect();
+    let mut out = quote! {
+        #cfg
+        pub const #min_name: usize = #pmin;
+        #cfg
+        pub const #max_name: usize = #pmax;
+        #cfg
+        pub const #members_name: usize = #k;
+        #cfg
+        const _: () = ::core::assert!(
+            #min_name <= #max_name && #max_name <= #members_name && #members_name <= 255,
+            "pool bounds: need min <= max <= members <= 255"
+        );
+        #cfg
+        const #idx_name: u8 = 0u8 #(#earlier)*;
+        #cfg
+        pub static #name: [#rt::TaskNode; #k] = [#(#members),*];
+        #cfg
+        pub static #pool_name: #rt::ElasticPool<#pty> =
+            #rt::ElasticPool::new(&#name, #first, #min_name as u8, #max_name as u8, #pexpr);
+    };
+    if has_spawn {
+        let body = glue_body(m, u, quote!(&#name[I]), quote!(I));
+        out.extend(quote! {
+            #cfg
+            #[allow(non_snake_case)]
+            fn #spawn_fn_name<const I: usize>(spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+                #body
+            }
+        });
+    }
+    if let Spawn::Task(f) = &u.spawn {
+        out.extend(emit_shell(m, u, f, quote!(#k)));
+    }
+    out
+}
+
+fn slot_expr(cfg: &crate::analyze::Cfg, node: TokenStream) -> TokenStream {
+    let rt = rt();
+    if cfg.is_always() {
+        return quote!(::core::option::Option::Some(#node));
+    }
+    let p = cfg.predicate();
+    quote!({
+        #[cfg(#p)]
+        let __es_slot: ::core::option::Option<&'static #rt::TaskNode> = ::core::option::Option::Some(#node);
+        #[cfg(not(#p))]
+        let __es_slot: ::core::option::Option<&'static #rt::TaskNode> = ::core::option::Option::None;
+        __es_slot
+    })
+}
+
+fn emit_graph(m: &Model) -> TokenStream {
+    let rt = rt();
+    let n = m.slots;
+    let mut slots = Vec::with_capacity(n);
+    let mut deps = Vec::with_capacity(n);
+    let mut ready = Vec::with_capacity(n);
+    for u in &m.units {
+        let count = if u.pool.is_some() { u.modes.len() } else { 1 };
+        let dep_list: Vec<TokenStream> = u
+            .deps
+            .iter()
+            .map(|d| {
+                let (cfg, s) = (d.cfg.attr(), d.slot as u8);
+                quote!(#cfg #s)
+            })
+            .collect();
+        let ready_list: Vec<TokenStream> = u
+            .deps
+            .iter()
+            .filter(|d| d.ready)
+            .map(|d| {
+                let (cfg, s) = (d.cfg.attr(), d.slot as u8);
+                quote!(#cfg #s)
+            })
+            .collect();
+        let name = &u.name;
+        for i in 0..count {
+            let node = if u.pool.is_some() {
+                quote!(&#name[#i])
+            } else {
+                quote!(&#name)
+            };
+            slots.push(slot_expr(&u.cfg, node));
+            deps.push(quote!(&[#(#dep_list),*]));
+            ready.push(quote!(&[#(#ready_list),*]));
+        }
+    }
+    let pools: Vec<TokenStream> = m
+        .units
+        .iter()
+        .filter(|u| u.pool.is_some())
+        .map(|u| {
+            let cfg = u.cfg.attr();
+            let pn = format_ident!("{}_POOL", u.name);
+            quote!(#cfg &#pn as &dyn #rt::Pool,)
+        })
+        .collect();
+    let with_pools = (!pools.is_empty()).then(|| quote!(.with_pools(&[#(#pools)*])));
+    let with_ready = m.any_ready.then(|| quote!(.with_ready_deps([#(#ready),*])));
+    let graph = &m.graph;
+    let graph_span = Span::call_site();
+    let ty = quote_spanned!(graph_span=> #rt::Graph<#n>);
+    quote! {
+        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready;
+    }
+}

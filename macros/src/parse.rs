@@ -1,0 +1,323 @@
+//! Syntax only: tokens to a tree. Nothing here knows whether a graph is valid;
+//! every semantic rule lives in `analyze`.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, Ident, LitInt, Token, Type, bracketed};
+
+/// A whole `supervisor_graph!` (or a composed graph, items from several origins).
+pub struct Input {
+    pub name: Option<Ident>,
+    pub items: Vec<Item>,
+}
+
+pub struct Item {
+    pub attrs: Vec<Attribute>,
+    pub kind: ItemKind,
+    /// The fragment that declared this item (`None`: the graph site itself).
+    pub origin: Option<String>,
+}
+
+pub enum ItemKind {
+    Executor(Ident),
+    Node(Decl),
+    Pool(Decl),
+}
+
+/// A `node` or `pool` line. A pool's `modes` are its members; a node has one.
+pub struct Decl {
+    pub keyword: Ident,
+    pub name: Ident,
+    pub modes: Vec<Ident>,
+    /// The bracketed mode list of a pool (`None` for a node).
+    pub mode_list: Option<Span>,
+    pub clauses: Vec<Clause>,
+}
+
+pub struct Clause {
+    pub keyword: Ident,
+    pub value: ClauseValue,
+}
+
+pub enum ClauseValue {
+    Deps(Vec<Dep>),
+    Spawn(Expr),
+    Task(Expr),
+    PoolSize(Expr),
+    Resources(Span, Vec<Resource>),
+    Exit(Type),
+    #[allow(dead_code)] // rejected in analyze until heap-state lands
+    State(Type, Expr),
+    Cancel,
+    SlotTimeout(LitInt),
+    Executor(Ident),
+    Disabled,
+    Policy(Option<Type>, Expr),
+    Min(Expr),
+    Max(Expr),
+}
+
+pub struct Dep {
+    pub attrs: Vec<Attribute>,
+    pub name: Ident,
+    pub ready: Option<Ident>,
+}
+
+pub struct Resource {
+    pub attrs: Vec<Attribute>,
+    pub name: Ident,
+    pub markers: Vec<Ident>,
+    pub ty: Type,
+}
+
+const MARKERS: [&str; 3] = ["local", "consume", "shared"];
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = parse_name_header(input)?;
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            items.push(input.parse()?);
+        }
+        Ok(Input { name, items })
+    }
+}
+
+/// The optional leading `name: IDENT;`.
+pub fn parse_name_header(input: ParseStream) -> syn::Result<Option<Ident>> {
+    if input.peek(Ident::peek_any) && input.peek2(Token![:]) && !input.peek2(Token![::]) {
+        let kw = input.call(Ident::parse_any)?;
+        if kw != "name" {
+            return Err(syn::Error::new(
+                kw.span(),
+                "expected `node`, `pool`, `executor`, or a leading `name: IDENT;`",
+            ));
+        }
+        input.parse::<Token![:]>()?;
+        let name: Ident = input.parse()?;
+        input.parse::<Token![;]>()?;
+        return Ok(Some(name));
+    }
+    Ok(None)
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let keyword = input.call(Ident::parse_any).map_err(|e| {
+            syn::Error::new(e.span(), "expected an item: `node`, `pool` or `executor`")
+        })?;
+        let kind = match keyword.to_string().as_str() {
+            "executor" => {
+                let name: Ident = input.parse()?;
+                input.parse::<Token![;]>()?;
+                ItemKind::Executor(name)
+            }
+            "node" => ItemKind::Node(parse_decl(input, keyword, false)?),
+            "pool" => ItemKind::Pool(parse_decl(input, keyword, true)?),
+            "name" => {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`name: IDENT;` must be the first item of the graph",
+                ));
+            }
+            _ => {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    format!("unknown item `{keyword}`: expected `node`, `pool` or `executor`"),
+                ));
+            }
+        };
+        Ok(Item {
+            attrs,
+            kind,
+            origin: None,
+        })
+    }
+}
+
+fn parse_decl(input: ParseStream, keyword: Ident, pool: bool) -> syn::Result<Decl> {
+    let name: Ident = input.parse()?;
+    input.parse::<Token![=]>()?;
+    let (modes, mode_list) = if pool {
+        let content;
+        let bracket = bracketed!(content in input);
+        let modes = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+        (modes.into_iter().collect(), Some(bracket.span.join()))
+    } else {
+        let mode: Ident = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the node's mode after `=`: `Terminate`, `Pause` or `OnDemand`",
+            )
+        })?;
+        (vec![mode], None)
+    };
+    let mut clauses = Vec::new();
+    while !input.peek(Token![;]) {
+        input.parse::<Token![,]>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected `,` before the next clause or `;` to end the item",
+            )
+        })?;
+        if input.peek(Token![;]) {
+            break;
+        }
+        clauses.push(input.parse()?);
+    }
+    input.parse::<Token![;]>()?;
+    Ok(Decl {
+        keyword,
+        name,
+        modes,
+        mode_list,
+        clauses,
+    })
+}
+
+impl Parse for Clause {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword = input.call(Ident::parse_any)?;
+        let kw = keyword.to_string();
+        let flag = matches!(kw.as_str(), "cancel" | "disabled");
+        if !flag {
+            input
+                .parse::<Token![:]>()
+                .map_err(|e| syn::Error::new(e.span(), format!("expected `:` after `{kw}`")))?;
+        }
+        let value = match kw.as_str() {
+            "deps" => {
+                let content;
+                bracketed!(content in input);
+                let deps = Punctuated::<Dep, Token![,]>::parse_terminated(&content)?;
+                ClauseValue::Deps(deps.into_iter().collect())
+            }
+            "spawn" => ClauseValue::Spawn(input.parse()?),
+            "task" => ClauseValue::Task(input.parse()?),
+            "pool_size" => ClauseValue::PoolSize(input.parse()?),
+            "resources" => {
+                let content;
+                let bracket = bracketed!(content in input);
+                let res = Punctuated::<Resource, Token![,]>::parse_terminated(&content)?;
+                ClauseValue::Resources(bracket.span.join(), res.into_iter().collect())
+            }
+            "exit" => ClauseValue::Exit(input.parse()?),
+            "state" => {
+                let ty: Type = input.parse()?;
+                input.parse::<Token![=]>()?;
+                ClauseValue::State(ty, input.parse()?)
+            }
+            "cancel" => ClauseValue::Cancel,
+            "disabled" => ClauseValue::Disabled,
+            "slot_timeout" => ClauseValue::SlotTimeout(input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "`slot_timeout:` takes milliseconds as an integer literal",
+                )
+            })?),
+            "executor" => ClauseValue::Executor(input.parse()?),
+            "policy" => {
+                // `Type = expr` when the type cannot be read off a `Type::new(..)` call.
+                let fork = input.fork();
+                let typed =
+                    fork.parse::<Type>().is_ok() && fork.peek(Token![=]) && !fork.peek(Token![==]);
+                if typed {
+                    let ty: Type = input.parse()?;
+                    input.parse::<Token![=]>()?;
+                    ClauseValue::Policy(Some(ty), input.parse()?)
+                } else {
+                    ClauseValue::Policy(None, input.parse()?)
+                }
+            }
+            "min" => ClauseValue::Min(input.parse()?),
+            "max" => ClauseValue::Max(input.parse()?),
+            _ => {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    format!(
+                        "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
+                         resources, exit, state, cancel, slot_timeout, executor, disabled \
+                         (pools: policy, min, max)"
+                    ),
+                ));
+            }
+        };
+        Ok(Clause { keyword, value })
+    }
+}
+
+impl Parse for Dep {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let name: Ident = input.parse()?;
+        let ready = if input.peek(Ident) {
+            let m: Ident = input.parse()?;
+            if m != "ready" {
+                return Err(syn::Error::new(
+                    m.span(),
+                    format!("unexpected `{m}` after a dependency: the only dep marker is `ready`"),
+                ));
+            }
+            Some(m)
+        } else {
+            None
+        };
+        Ok(Dep { attrs, name, ready })
+    }
+}
+
+impl Parse for Resource {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let name: Ident = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let mut markers = Vec::new();
+        // A marker is a bare word among MARKERS that is followed by more type
+        // tokens; `consume::Thing` or a lone `shared` is a type, not a marker.
+        while input.peek(Ident)
+            && !input.peek2(Token![::])
+            && !input.peek2(Token![<])
+            && !input.peek2(Token![,])
+            && {
+                let fork = input.fork();
+                let id: Ident = fork.parse()?;
+                MARKERS.contains(&id.to_string().as_str()) && !fork.is_empty()
+            }
+        {
+            markers.push(input.parse()?);
+        }
+        let ty: Type = input.parse()?;
+        Ok(Resource {
+            attrs,
+            name,
+            markers,
+            ty,
+        })
+    }
+}
+
+/// Fragment bodies travel through a `macro_rules!` relay, where `$` starts a
+/// metavariable: only `$crate` keeps its meaning there.
+pub fn check_dollars(tokens: TokenStream) -> syn::Result<()> {
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(tt) = iter.next() {
+        match tt {
+            TokenTree::Punct(p) if p.as_char() == '$' => match iter.peek() {
+                Some(TokenTree::Ident(id)) if id == "crate" => {}
+                _ => {
+                    return Err(syn::Error::new(
+                        p.span(),
+                        "a fragment may use `$` only as `$crate` (it names the fragment's own \
+                         crate at any compose site)",
+                    ));
+                }
+            },
+            TokenTree::Group(g) => check_dollars(g.stream())?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
