@@ -123,9 +123,10 @@ impl<const N: usize> Supervisor<N> {
         };
         for m in pool.nodes() {
             let (running, busy) = (m.is_running(), m.is_busy());
-            load.running += running as u8;
-            load.busy += busy as u8;
-            load.idle += (running && !busy) as u8;
+            // Saturating: a pool has at most 256 members and u8 counts.
+            load.running = load.running.saturating_add(running as u8);
+            load.busy = load.busy.saturating_add(busy as u8);
+            load.idle = load.idle.saturating_add((running && !busy) as u8);
         }
         load
     }

@@ -116,7 +116,10 @@ impl ScalingPolicy for DeferredShrink {
             return Decision::HOLD;
         }
         let since = *self.surplus_since.get_or_insert(now);
-        let due = since + self.cooldown;
+        // A cooldown too long to represent never expires: hold forever.
+        let Some(due) = since.checked_add(self.cooldown) else {
+            return Decision::HOLD;
+        };
         if now >= due {
             self.surplus_since = None;
             Decision {
