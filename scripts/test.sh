@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints (which also check the declared MSRV
-# through clippy's incompatible_msrv lint), host tests under each feature set,
+# by building with the declared rust-version toolchain), host tests under each feature set,
 # library builds for three Cortex-M targets, rustdoc, and the on-target suite
 # under QEMU. Needs the rustup targets and qemu-system-arm (`.ci/run` installs them).
 set -euo pipefail
@@ -21,6 +21,15 @@ step "clippy"
 cargo clippy --workspace --all-targets --features "embassy-supervisor/$HOST_FEATURES" -- -D warnings
 cargo clippy -p embassy-supervisor --all-features -- -D warnings
 cargo clippy -p embassy-supervisor --no-default-features -- -D warnings
+
+msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+if rustup run "$msrv" rustc --version >/dev/null 2>&1; then
+    step "MSRV $msrv"
+    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor -p embassy-supervisor-macros \
+        --features "embassy-supervisor/$HOST_FEATURES"
+else
+    printf '\nMSRV toolchain %s not installed (`rustup toolchain install %s`): skipping the MSRV check\n' "$msrv" "$msrv"
+fi
 
 step "host tests (default features)"
 cargo test --workspace
