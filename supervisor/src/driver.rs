@@ -29,6 +29,11 @@ impl<const N: usize> Supervisor<N> {
         if self.graph().index_of(cmd.node).is_none() {
             return Ok(());
         }
+        #[cfg(feature = "events")]
+        crate::event::publish(crate::event::EventKind::ControlApplied {
+            node: cmd.node.name,
+            op: cmd.op,
+        });
         match cmd.op {
             ControlOp::Activate => {
                 self.activate(cmd.node, spawner).await;
@@ -67,6 +72,8 @@ impl<const N: usize> Supervisor<N> {
             };
             #[cfg(not(feature = "pool"))]
             let deadline = None;
+            #[cfg(feature = "controller")]
+            self.drive_controller(spawner).await;
             #[cfg(feature = "control")]
             {
                 use embassy_futures::select::{Either, select};
@@ -142,7 +149,12 @@ impl<const N: usize> Supervisor<N> {
             if m.is_running() || m.is_disabled() || m.is_detached() || !self.deps_up(slot) {
                 continue;
             }
-            return self.bring_up(m, spawner).await.is_ok();
+            let grew = self.bring_up(m, spawner).await.is_ok();
+            #[cfg(feature = "events")]
+            if grew {
+                crate::event::publish(crate::event::EventKind::PoolGrew { node: m.name });
+            }
+            return grew;
         }
         false
     }
@@ -157,6 +169,8 @@ impl<const N: usize> Supervisor<N> {
             };
             if m.request_shutdown_if_idle() {
                 crate::supervisor::await_ack(m).await?;
+                #[cfg(feature = "events")]
+                crate::event::publish(crate::event::EventKind::PoolShrank { node: m.name });
                 return Ok(true);
             }
         }

@@ -32,6 +32,11 @@ mod control;
 #[cfg(feature = "pool")]
 mod pool;
 
+#[cfg(feature = "controller")]
+pub mod controller;
+#[cfg(feature = "events")]
+pub mod event;
+
 pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Mode, SpawnFn, TaskNode};

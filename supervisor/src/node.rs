@@ -282,6 +282,8 @@ impl TaskNode {
         self.state
             .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
         notify::changed();
+        #[cfg(feature = "events")]
+        crate::event::publish(crate::event::EventKind::NodeDown { node: self.name });
     }
 
     /// Ack and record an autonomous completion in one step (`has_exited()` is
@@ -294,6 +296,8 @@ impl TaskNode {
                 Some((f & !(flag::RUNNING | flag::BUSY)) | flag::EXITED)
             });
         notify::changed();
+        #[cfg(feature = "events")]
+        crate::event::publish(crate::event::EventKind::NodeExited { node: self.name });
     }
 
     /// `Pause` nodes: after acking, park until the supervisor resumes this

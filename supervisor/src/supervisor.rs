@@ -35,6 +35,8 @@ pub struct Supervisor<const N: usize> {
     graph: &'static Graph<N>,
     /// Slot of the node whose spawn failed last, or [`NO_NODE`].
     failed: AtomicU16,
+    #[cfg(feature = "controller")]
+    pub(crate) controller: Option<&'static dyn crate::controller::DriveController>,
 }
 
 impl<const N: usize> Supervisor<N> {
@@ -43,6 +45,8 @@ impl<const N: usize> Supervisor<N> {
         Self {
             graph,
             failed: AtomicU16::new(NO_NODE),
+            #[cfg(feature = "controller")]
+            controller: None,
         }
     }
 
@@ -93,6 +97,8 @@ impl<const N: usize> Supervisor<N> {
     /// are skipped. Aborts at the first missed ack, so a still-live dependent
     /// never loses its dependencies; the graph is then partially down.
     pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
+        #[cfg(feature = "controller")]
+        let _closing = crate::controller::Closing::new(self.controller);
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
                 stop(node).await?;
@@ -104,6 +110,8 @@ impl<const N: usize> Supervisor<N> {
     /// Best-effort teardown for the "hardware reset next" path: visits every
     /// node past a wedged one and returns the first timeout at the end.
     pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
+        #[cfg(feature = "controller")]
+        let _closing = crate::controller::Closing::new(self.controller);
         let mut first = Ok(());
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING
@@ -326,6 +334,8 @@ impl<const N: usize> Supervisor<N> {
         match self.gated_spawn(node, spawn, spawner).await {
             Ok(()) => {
                 notify::changed();
+                #[cfg(feature = "events")]
+                crate::event::publish(crate::event::EventKind::NodeSpawned { node: node.name });
                 Ok(())
             }
             Err(e) => self.fail(node, e),
@@ -377,6 +387,8 @@ impl<const N: usize> Supervisor<N> {
     fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
         let slot = self.graph.index_of(node).map_or(NO_NODE, |i| i as u16);
         self.failed.store(slot, Ordering::Release);
+        #[cfg(feature = "events")]
+        crate::event::publish(crate::event::EventKind::SpawnFailed { node: node.name });
         log_warn!("spawn of `{}` failed: {}", node.name, e);
         Err(e)
     }
@@ -395,6 +407,8 @@ pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTim
         Some(()) => Ok(()),
         None => {
             log_warn!("`{}` missed its shutdown ack", node.name);
+            #[cfg(feature = "events")]
+            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
             Err(ShutdownTimeout { node })
         }
     }

@@ -1,0 +1,144 @@
+//! The event stream (feature `events`): a bounded broadcast of lifecycle and
+//! controller events, for logs, dashboards and tests.
+//!
+//! Publishing never waits and never fails: when the buffer is full the oldest
+//! event is overwritten, and a subscriber that fell behind receives
+//! `WaitResult::Lagged(n)` with the number it missed before the next event.
+//! Events are observability only; nothing in the supervisor depends on one
+//! being read.
+//!
+//! ```
+//! use embassy_supervisor::event;
+//! let mut sub = event::subscribe().unwrap();
+//! assert!(sub.try_next_message().is_none());
+//! ```
+
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::pubsub::{PubSubChannel, Subscriber};
+use embassy_time::Instant;
+
+pub use embassy_sync::pubsub::{Error as SubscribeError, WaitResult};
+
+/// Events buffered before the oldest is overwritten.
+pub const EVENT_CAPACITY: usize = 16;
+/// Subscribers that can listen at once.
+pub const EVENT_SUBSCRIBERS: usize = 4;
+
+/// A subscriber to [`EVENTS`].
+pub type EventSubscriber =
+    Subscriber<'static, CriticalSectionRawMutex, Event, EVENT_CAPACITY, EVENT_SUBSCRIBERS, 0>;
+
+/// The one event channel of the binary. Publishing goes through the
+/// channel's immediate publisher, so it needs no publisher slot.
+pub static EVENTS: PubSubChannel<
+    CriticalSectionRawMutex,
+    Event,
+    EVENT_CAPACITY,
+    EVENT_SUBSCRIBERS,
+    0,
+> = PubSubChannel::new();
+
+/// One event: what happened, and when (embassy-time clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Event {
+    /// When it was published.
+    pub at: Instant,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// What happened. Nodes are named by their declared name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A node was spawned (or resumed in place).
+    NodeSpawned {
+        /// The node.
+        node: &'static str,
+    },
+    /// A node's spawn failed (gate timeout, full task pool, claim held).
+    SpawnFailed {
+        /// The node.
+        node: &'static str,
+    },
+    /// A node acked a stop (`ack_dropped`).
+    NodeDown {
+        /// The node.
+        node: &'static str,
+    },
+    /// A node's body returned (`mark_exited`).
+    NodeExited {
+        /// The node.
+        node: &'static str,
+    },
+    /// A stop was not acked in time.
+    ShutdownTimeout {
+        /// The node.
+        node: &'static str,
+    },
+    /// A pool started a member.
+    PoolGrew {
+        /// The member started.
+        node: &'static str,
+    },
+    /// A pool stopped a member.
+    PoolShrank {
+        /// The member stopped.
+        node: &'static str,
+    },
+    /// The driver applied a control command.
+    #[cfg(feature = "control")]
+    ControlApplied {
+        /// The command's target.
+        node: &'static str,
+        /// The operation.
+        op: crate::ControlOp,
+    },
+    /// The controller accepted a submission into its intake.
+    #[cfg(feature = "controller")]
+    ControllerSubmitted {
+        /// The slot key.
+        slot: crate::controller::Key,
+        /// The job's target.
+        target: &'static str,
+        /// The policy it carries.
+        policy: crate::controller::AdmissionPolicy,
+    },
+    /// The controller rejected a submission.
+    #[cfg(feature = "controller")]
+    ControllerRejected {
+        /// The slot key.
+        slot: crate::controller::Key,
+        /// The job's target.
+        target: &'static str,
+        /// Why.
+        kind: crate::controller::RejectKind,
+    },
+    /// A controller slot changed status.
+    #[cfg(feature = "controller")]
+    ControllerSlotTransition {
+        /// The slot key.
+        slot: crate::controller::Key,
+        /// The status it left.
+        from: crate::controller::SlotStatusKind,
+        /// The status it entered.
+        to: crate::controller::SlotStatusKind,
+    },
+}
+
+/// A new subscriber, or `Err(MaximumSubscribersReached)` when
+/// [`EVENT_SUBSCRIBERS`] are already listening. It sees events published
+/// after this call.
+pub fn subscribe() -> Result<EventSubscriber, SubscribeError> {
+    EVENTS.subscriber()
+}
+
+/// Publish `kind`, stamped now. Never waits, never fails.
+pub(crate) fn publish(kind: EventKind) {
+    EVENTS.immediate_publisher().publish_immediate(Event {
+        at: Instant::now(),
+        kind,
+    });
+}
