@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints (which also check the declared MSRV
-# by building with the declared rust-version toolchain), host tests under each feature set,
-# library builds for three Cortex-M targets, rustdoc, and the on-target suite
-# under QEMU. Needs the rustup targets and qemu-system-arm (`.ci/run` installs them).
+# The whole test suite: formatting, lints, a build with the declared MSRV
+# toolchain, host tests under each feature set, library builds for three
+# Cortex-M targets, rustdoc, and the on-target suite under QEMU. Needs the rustup targets and qemu-system-arm (`.ci/run` installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
