@@ -89,9 +89,49 @@ fn gates(u: &Unit, member: Option<usize>) -> TokenStream {
     }
     if g.is_empty() {
         TokenStream::new()
+    } else if let Some(i) = member {
+        // `&ARRAY[i]` is not promotable inside a builder call, so a member's
+        // gate list lives in its own (private) static.
+        let list = member_gates_name(u, i);
+        quote!(.with_resources(#list))
     } else {
         quote!(.with_resources(&[#(#g)*]))
     }
+}
+
+fn member_gates_name(u: &Unit, i: usize) -> Ident {
+    format_ident!("__ES_GATES_{}_{}", u.name, i)
+}
+
+/// The private gate-list statics of a pool's members.
+fn member_gate_statics(u: &Unit) -> TokenStream {
+    let rt = rt();
+    let cfg = u.cfg.attr();
+    let mut out = TokenStream::new();
+    for i in 0..u.modes.len() {
+        let mut g = Vec::new();
+        for r in &u.resources {
+            let rc = r.cfg.attr();
+            let name = &r.name;
+            g.push(match r.kind {
+                Kind::Shared => quote!(#rc &#name as &dyn #rt::Gate,),
+                _ => quote!(#rc &#name[#i] as &dyn #rt::Gate,),
+            });
+        }
+        if let Some(e) = &u.executor {
+            g.push(quote!(&#e as &dyn #rt::Gate,));
+        }
+        if g.is_empty() {
+            continue;
+        }
+        let list = member_gates_name(u, i);
+        out.extend(quote! {
+            #cfg
+            #[allow(non_upper_case_globals)]
+            static #list: &[&dyn #rt::Gate] = &[#(#g)*];
+        });
+    }
+    out
 }
 
 fn node_expr(
@@ -391,6 +431,7 @@ fn emit_pool(m: &Model, u: &Unit) -> TokenStream {
         pub static #pool_name: #rt::ElasticPool<#pty> =
             #rt::ElasticPool::new(&#name, #first, #min_name as u8, #max_name as u8, #pexpr);
     };
+    out.extend(member_gate_statics(u));
     if has_spawn {
         let body = glue_body(m, u, quote!(&#name[I]), quote!(I));
         out.extend(quote! {
