@@ -1,0 +1,12 @@
+use embassy_supervisor::{supervisor_graph, TaskNode};
+async fn w(_n: &'static TaskNode) {}
+#[embassy_executor::task]
+async fn t(_n: &'static TaskNode) {}
+
+supervisor_graph! {
+    node A = Terminate, deps: [C], task: w;
+    node B = Terminate, deps: [A], task: w;
+    node C = Terminate, deps: [B], task: w;
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+embassy_supervisor::supervisor_fragment! {
+    name: BAD_FRAG;
+    node A = Terminate, deps: [], task: $other::w;
+}
+
+fn main() {}

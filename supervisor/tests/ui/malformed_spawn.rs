@@ -1,0 +1,10 @@
+use embassy_supervisor::{supervisor_graph, TaskNode};
+async fn w(_n: &'static TaskNode) {}
+#[embassy_executor::task]
+async fn t(_n: &'static TaskNode) {}
+
+supervisor_graph! {
+    node A = Terminate, deps: [], spawn: 1 + 2;
+}
+
+fn main() {}

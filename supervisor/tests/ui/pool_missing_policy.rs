@@ -1,0 +1,10 @@
+use embassy_supervisor::{supervisor_graph, TaskNode};
+async fn w(_n: &'static TaskNode) {}
+#[embassy_executor::task]
+async fn t(_n: &'static TaskNode) {}
+
+supervisor_graph! {
+    pool P = [Terminate, OnDemand], deps: [], task: w, min: 1, max: 2;
+}
+
+fn main() {}

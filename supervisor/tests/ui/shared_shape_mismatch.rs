@@ -1,0 +1,11 @@
+use embassy_supervisor::{supervisor_graph, TaskNode};
+async fn w(_n: &'static TaskNode) {}
+#[embassy_executor::task]
+async fn t(_n: &'static TaskNode) {}
+
+supervisor_graph! {
+    node A = Terminate, deps: [], task: w, resources: [S: shared u8];
+    node B = Terminate, deps: [], task: w, resources: [S: shared u16];
+}
+
+fn main() {}
