@@ -84,6 +84,7 @@ pub struct PoolInfo {
     pub max: Expr,
 }
 
+#[allow(clippy::enum_variant_names)] // `Spawn::Spawn` mirrors the `spawn:` clause
 pub enum Spawn {
     Parked,
     Spawn(Form),

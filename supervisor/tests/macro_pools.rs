@@ -1,5 +1,6 @@
 //! Pool recipes, named graphs and composed fragments from the spec, run on
 //! the host harness.
+#![cfg(all(feature = "macros", feature = "pool"))]
 mod common;
 
 use embassy_executor::Spawner;

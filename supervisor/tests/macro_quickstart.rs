@@ -1,5 +1,6 @@
 //! The spec's Quickstart, made complete: two `task:` nodes, brought up in
 //! dependency order, torn down in reverse, restarted.
+#![cfg(feature = "macros")]
 mod common;
 
 use std::sync::Mutex;

@@ -1,6 +1,7 @@
 //! The spec's "Recipes by use case" snippets (and the DSL section's
 //! examples), made complete and run on the host harness. One module per
 //! recipe: each holds its own graph.
+#![cfg(all(feature = "macros", feature = "control"))]
 mod common;
 
 use core::sync::atomic::{AtomicU32, Ordering};
