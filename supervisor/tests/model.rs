@@ -30,7 +30,7 @@ use g::{GRAPH, K, NODES, REC, SUP};
 
 const SEQUENCES: usize = 500;
 const STEPS: usize = 30;
-const DEFAULT_SEED: u64 = 0x5eed_0f_11fe_c7c1e;
+const DEFAULT_SEED: u64 = 0x5eed_0f11_fec7_c1e5;
 
 struct Rng(u64);
 
@@ -213,10 +213,8 @@ impl Model {
                     return true;
                 }
                 let set = self.cascade(i, false);
-                for j in 0..N {
-                    if set[j] {
-                        self.nodes[j].disabled = true;
-                    }
+                for (node, _) in self.nodes.iter_mut().zip(set).filter(|(_, s)| *s) {
+                    node.disabled = true;
                 }
                 for j in order.into_iter().rev() {
                     if set[j] && self.nodes[j].running {
