@@ -1,7 +1,297 @@
+//! Cost benchmark. Run under `qemu -icount shift=0,sleep=off`: virtual time is
+//! one nanosecond per guest instruction, so an `Instant` difference is an
+//! instruction count, identical on every run and host.
+//!
+//! Each figure is the instructions from the call until the executor next runs
+//! out of work (so it includes the workers' own part: first polls, acks, and
+//! the executor's scheduling), minus the same probe around an empty body.
+//! Workloads: CHAIN(N) (node i depends on node i-1) and WIDE(N) (one root,
+//! N-1 dependents), every worker the canonical `run_cancellable_acked` loop.
+//! Output lines are `|`-separated table rows for bench.sh.
 #![no_std]
 #![no_main]
-use embassy_supervisor_firmware as _;
-#[cortex_m_rt::entry]
+
+use core::future::Future;
+
+use cortex_m_rt::entry;
+use embassy_executor::{SpawnError, Spawner};
+use embassy_supervisor::{
+    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, Supervisor, TaskNode, request_control,
+    wait_control,
+};
+use embassy_supervisor_firmware as fw;
+use embassy_time::{Duration, Instant, Timer};
+
+include!(concat!(env!("OUT_DIR"), "/bench_nodes.rs"));
+
+const POOL_K: usize = 4;
+
+#[embassy_executor::task(pool_size = MAX_N + POOL_K)]
+async fn worker(node: &'static TaskNode) {
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
+    node.mark_exited();
+}
+
+fn spawn_w<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(&W[I])?);
+    Ok(())
+}
+
+fn spawn_p<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(&PM[I])?);
+    Ok(())
+}
+
+// ---- workloads ---------------------------------------------------------------
+
+static IDX: [u8; 256] = {
+    let mut a = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        a[i] = i as u8;
+        i += 1;
+    }
+    a
+};
+
+const fn first<const N: usize>() -> [Option<&'static TaskNode>; N] {
+    let mut n = [None; N];
+    let mut i = 0;
+    while i < N {
+        n[i] = Some(&W[i]);
+        i += 1;
+    }
+    n
+}
+
+const fn chain<const N: usize>() -> [&'static [u8]; N] {
+    let mut d: [&'static [u8]; N] = [&[]; N];
+    let mut i = 1;
+    while i < N {
+        d[i] = core::slice::from_ref(&IDX[i - 1]);
+        i += 1;
+    }
+    d
+}
+
+const fn wide<const N: usize>() -> [&'static [u8]; N] {
+    let mut d: [&'static [u8]; N] = [&[]; N];
+    let mut i = 1;
+    while i < N {
+        d[i] = core::slice::from_ref(&IDX[0]);
+        i += 1;
+    }
+    d
+}
+
+macro_rules! workload {
+    ($graph:ident, $sup:ident, $n:literal, $shape:ident) => {
+        static $graph: Graph<$n> = Graph::new(first::<$n>(), $shape::<$n>());
+        static $sup: Supervisor<$n> = Supervisor::new(&$graph);
+    };
+}
+
+workload!(CHAIN8, SUP_C8, 8, chain);
+workload!(WIDE8, SUP_W8, 8, wide);
+workload!(CHAIN64, SUP_C64, 64, chain);
+workload!(WIDE64, SUP_W64, 64, wide);
+#[cfg(not(feature = "microbit"))]
+workload!(CHAIN250, SUP_C250, 250, chain);
+#[cfg(not(feature = "microbit"))]
+workload!(WIDE250, SUP_W250, 250, wide);
+
+// A 4-member elastic pool, min 1, shrinking as soon as a surplus appears.
+static PM: [TaskNode; POOL_K] = [
+    TaskNode::new("p0", Mode::OnDemand)
+        .with_spawn(spawn_p::<0>)
+        .in_pool(0)
+        .at(0),
+    TaskNode::new("p1", Mode::OnDemand)
+        .with_spawn(spawn_p::<1>)
+        .in_pool(0)
+        .at(1),
+    TaskNode::new("p2", Mode::OnDemand)
+        .with_spawn(spawn_p::<2>)
+        .in_pool(0)
+        .at(2),
+    TaskNode::new("p3", Mode::OnDemand)
+        .with_spawn(spawn_p::<3>)
+        .in_pool(0)
+        .at(3),
+];
+static PPOOL: ElasticPool<DeferredShrink> =
+    ElasticPool::new(&PM, 0, 1, 4, DeferredShrink::new(Duration::from_ticks(0)));
+static PGRAPH: Graph<POOL_K> = Graph::new(
+    [Some(&PM[0]), Some(&PM[1]), Some(&PM[2]), Some(&PM[3])],
+    [&[]; POOL_K],
+)
+.with_pools(&[&PPOOL]);
+static PSUP: Supervisor<POOL_K> = Supervisor::new(&PGRAPH);
+
+// ---- measurement -------------------------------------------------------------
+
+fn instr(ticks: u64) -> u64 {
+    ticks * 1_000_000_000 / embassy_time::TICK_HZ
+}
+
+/// Instructions from the start of `f` until the executor is idle again.
+async fn probe<F: Future>(f: F) -> (u64, F::Output) {
+    fw::exec::arm_idle_probe();
+    let t0 = Instant::now().as_ticks();
+    let out = f.await;
+    // Sleeping lets the executor drain every task the operation woke; the
+    // probe records the moment it found nothing left to do.
+    Timer::after(Duration::from_millis(2)).await;
+    let idle = fw::exec::idle_at().unwrap_or(t0);
+    (instr(idle.saturating_sub(t0)), out)
+}
+
+static mut OVERHEAD: u64 = 0;
+
+async fn cost<F: Future>(ok: impl FnOnce(&F::Output) -> bool, f: F) -> Option<u64> {
+    let (c, out) = probe(f).await;
+    // Safety: written once before any `cost` call, single-threaded after.
+    let base = unsafe { OVERHEAD };
+    ok(&out).then(|| c.saturating_sub(base))
+}
+
+fn row(workload: &str, n: usize, op: &str, nodes: usize, total: Option<u64>) {
+    match total {
+        Some(t) => fw::println!(
+            "ROW|{}|{}|{}|{}|{}|{}",
+            workload,
+            n,
+            op,
+            nodes,
+            t,
+            t / nodes as u64
+        ),
+        None => {
+            fw::println!("ROW|{}|{}|{}|{}|FAILED|FAILED", workload, n, op, nodes);
+            FAILED.store(true, portable_atomic::Ordering::Release);
+        }
+    }
+}
+
+static FAILED: portable_atomic::AtomicBool = portable_atomic::AtomicBool::new(false);
+
+/// The embassy-only part of a start: token, pool slot search, spawn, first
+/// poll, for the same workers and pool (`adopt` only marks each one running,
+/// so the supervisor can stop them afterwards).
+fn spawn_direct(n: usize, spawner: Spawner) -> bool {
+    W.iter().take(n).all(|w| match worker(w) {
+        Ok(token) => {
+            w.adopt(&token);
+            spawner.spawn(token);
+            true
+        }
+        Err(_) => false,
+    })
+}
+
+async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, spawner: Spawner) {
+    let wide = name == "WIDE";
+    if !wide {
+        let c = cost(|ok| *ok, async { spawn_direct(N, spawner) }).await;
+        row("embassy only", N, "direct spawn + first poll", N, c);
+        if sup.teardown().await.is_err() {
+            FAILED.store(true, portable_atomic::Ordering::Release);
+        }
+    }
+    let c = cost(|r| r.is_ok(), sup.start(spawner)).await;
+    row(name, N, "start", N, c);
+    let c = cost(|r| r.is_ok(), sup.teardown()).await;
+    row(name, N, "teardown", N, c);
+    let c = cost(|r| r.is_ok(), sup.respawn_terminate(spawner)).await;
+    row(name, N, "respawn_terminate", N, c);
+    let c = cost(|r| r.is_ok(), sup.deactivate(&W[0])).await;
+    row(name, N, "deactivate(root)", N, c);
+    // From the last node: the whole chain, or the root and one leaf.
+    let touched = if wide { 2 } else { N };
+    let c = cost(|()| W[N - 1].is_running(), sup.activate(&W[N - 1], spawner)).await;
+    row(name, N, "activate(last)", touched, c);
+    // One control command each way on the leaf, through the mailbox.
+    let c = cost(|r| r.is_ok(), async {
+        request_control(&W[N - 1], ControlOp::Deactivate).await;
+        let cmd = wait_control().await;
+        sup.apply_control(cmd, spawner).await
+    })
+    .await;
+    row(name, N, "control Deactivate(leaf)", 1, c);
+    let c = cost(|r| r.is_ok(), async {
+        request_control(&W[N - 1], ControlOp::Activate).await;
+        let cmd = wait_control().await;
+        sup.apply_control(cmd, spawner).await
+    })
+    .await;
+    row(name, N, "control Activate(leaf)", 1, c);
+    // Back to all-enabled and all-down for the next workload.
+    for node in W.iter().take(N) {
+        sup.activate(node, spawner).await;
+    }
+    let _ = sup.teardown().await;
+    Timer::after_millis(2).await;
+    if W.iter().take(N).any(|w| w.is_running() || w.is_disabled()) {
+        fw::println!("cleanup of {}({}) failed", name, N);
+        FAILED.store(true, portable_atomic::Ordering::Release);
+    }
+}
+
+#[embassy_executor::task]
+async fn pool_driver(spawner: Spawner) {
+    let e = PSUP.run_pools(spawner).await;
+    fw::println!("pool driver stopped: {}", e);
+    FAILED.store(true, portable_atomic::Ordering::Release);
+}
+
+#[embassy_executor::task]
+async fn bench(spawner: Spawner) {
+    let (base, ()) = probe(async {}).await;
+    // Safety: the only write, before any reader.
+    unsafe { OVERHEAD = base };
+    fw::println!("INFO|board|{}", fw::board::NAME);
+    fw::println!("INFO|probe overhead (instr)|{}", base);
+    fw::println!(
+        "INFO|size_of::<TaskNode>()|{}",
+        core::mem::size_of::<TaskNode>()
+    );
+
+    run_workload("CHAIN", &SUP_C8, spawner).await;
+    run_workload("WIDE", &SUP_W8, spawner).await;
+    run_workload("CHAIN", &SUP_C64, spawner).await;
+    run_workload("WIDE", &SUP_W64, spawner).await;
+    #[cfg(not(feature = "microbit"))]
+    {
+        run_workload("CHAIN", &SUP_C250, spawner).await;
+        run_workload("WIDE", &SUP_W250, spawner).await;
+    }
+
+    // Pool: the driver grows to min; then each busy mark grows one member and
+    // each idle mark shrinks one (cooldown 0).
+    spawner.spawn(pool_driver(spawner).unwrap());
+    Timer::after_millis(2).await;
+    let ok = PM[0].is_running() && !PM[1].is_running();
+    for _ in 0..3 {
+        let c = cost(|()| PM[1].is_running(), async { PM[0].mark_busy() }).await;
+        row("POOL", POOL_K, "grow (mark_busy -> spawn)", 1, c);
+        let c = cost(|()| !PM[1].is_running(), async { PM[0].mark_idle() }).await;
+        row("POOL", POOL_K, "shrink (mark_idle -> stop)", 1, c);
+    }
+    if !ok {
+        fw::println!("pool did not settle at min");
+        FAILED.store(true, portable_atomic::Ordering::Release);
+    }
+    fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) {
+        1
+    } else {
+        0
+    })
+}
+
+#[entry]
 fn main() -> ! {
-    embassy_supervisor_firmware::exit(0)
+    fw::init();
+    fw::exec::run(|s| s.spawn(bench(s).unwrap()))
 }

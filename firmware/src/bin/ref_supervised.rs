@@ -1,7 +1,141 @@
+//! Footprint reference, supervised: CHAIN(8) plus a 4-member elastic pool,
+//! driven through start -> teardown -> respawn_terminate. Compare its sizes
+//! with `ref_direct` (the same 12 tasks spawned directly with embassy).
 #![no_std]
 #![no_main]
-use embassy_supervisor_firmware as _;
-#[cortex_m_rt::entry]
+
+use cortex_m_rt::entry;
+use embassy_executor::{SpawnError, Spawner};
+use embassy_futures::select::select;
+use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor_firmware as fw;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::signal::Signal;
+use embassy_time::{Duration, Timer};
+
+#[embassy_executor::task(pool_size = 12)]
+async fn worker(node: &'static TaskNode) {
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
+    node.mark_exited();
+}
+
+fn spawn_c<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(&C[I])?);
+    Ok(())
+}
+
+fn spawn_p<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(&P[I])?);
+    Ok(())
+}
+
+static C: [TaskNode; 8] = [
+    TaskNode::new("C0", Mode::Terminate)
+        .with_spawn(spawn_c::<0>)
+        .at(0),
+    TaskNode::new("C1", Mode::Terminate)
+        .with_spawn(spawn_c::<1>)
+        .at(1),
+    TaskNode::new("C2", Mode::Terminate)
+        .with_spawn(spawn_c::<2>)
+        .at(2),
+    TaskNode::new("C3", Mode::Terminate)
+        .with_spawn(spawn_c::<3>)
+        .at(3),
+    TaskNode::new("C4", Mode::Terminate)
+        .with_spawn(spawn_c::<4>)
+        .at(4),
+    TaskNode::new("C5", Mode::Terminate)
+        .with_spawn(spawn_c::<5>)
+        .at(5),
+    TaskNode::new("C6", Mode::Terminate)
+        .with_spawn(spawn_c::<6>)
+        .at(6),
+    TaskNode::new("C7", Mode::Terminate)
+        .with_spawn(spawn_c::<7>)
+        .at(7),
+];
+static P: [TaskNode; 4] = [
+    TaskNode::new("P0", Mode::OnDemand)
+        .with_spawn(spawn_p::<0>)
+        .in_pool(0)
+        .at(8),
+    TaskNode::new("P1", Mode::OnDemand)
+        .with_spawn(spawn_p::<1>)
+        .in_pool(0)
+        .at(9),
+    TaskNode::new("P2", Mode::OnDemand)
+        .with_spawn(spawn_p::<2>)
+        .in_pool(0)
+        .at(10),
+    TaskNode::new("P3", Mode::OnDemand)
+        .with_spawn(spawn_p::<3>)
+        .in_pool(0)
+        .at(11),
+];
+static POOL: ElasticPool<DeferredShrink> =
+    ElasticPool::new(&P, 8, 1, 4, DeferredShrink::new(Duration::from_millis(10)));
+static GRAPH: Graph<12> = Graph::new(
+    [
+        Some(&C[0]),
+        Some(&C[1]),
+        Some(&C[2]),
+        Some(&C[3]),
+        Some(&C[4]),
+        Some(&C[5]),
+        Some(&C[6]),
+        Some(&C[7]),
+        Some(&P[0]),
+        Some(&P[1]),
+        Some(&P[2]),
+        Some(&P[3]),
+    ],
+    [
+        &[],
+        &[0],
+        &[1],
+        &[2],
+        &[3],
+        &[4],
+        &[5],
+        &[6],
+        &[0],
+        &[0],
+        &[0],
+        &[0],
+    ],
+)
+.with_pools(&[&POOL]);
+static SUP: Supervisor<12> = Supervisor::new(&GRAPH);
+
+static POOL_STOP: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+
+#[embassy_executor::task]
+async fn pools(spawner: Spawner) {
+    let _ = select(SUP.run_pools(spawner), POOL_STOP.wait()).await;
+}
+
+#[embassy_executor::task]
+async fn main_task(spawner: Spawner) {
+    let mut ok = SUP.start(spawner).await.is_ok();
+    spawner.spawn(pools(spawner).unwrap());
+    Timer::after_millis(1).await;
+    ok &= C.iter().all(|n| n.is_running()) && P[0].is_running();
+    // The pool driver must be gone before teardown: a live driver regrows a
+    // member below `min` right after its ack (see BENCHMARKS.md, findings).
+    POOL_STOP.signal(());
+    Timer::after_millis(1).await;
+    ok &= SUP.teardown().await.is_ok();
+    ok &= SUP.respawn_terminate(spawner).await.is_ok();
+    Timer::after_millis(1).await;
+    ok &= C.iter().all(|n| n.is_running());
+    fw::exit(if ok { 0 } else { 1 })
+}
+
+#[entry]
 fn main() -> ! {
-    embassy_supervisor_firmware::exit(0)
+    fw::init();
+    fw::exec::run(|s| s.spawn(main_task(s).unwrap()))
 }
