@@ -80,8 +80,8 @@ fn gates(u: &Unit, member: Option<usize>) -> TokenStream {
         let cfg = r.cfg.attr();
         let name = &r.name;
         g.push(match (r.kind, member) {
-            (Kind::Shared, _) | (_, None) => quote!(#cfg &#name as &dyn #rt::Gate,),
-            (_, Some(i)) => quote!(#cfg &#name[#i] as &dyn #rt::Gate,),
+            (Kind::Shared, _) | (_, None) => quote!(#cfg (&#name as &dyn #rt::Gate),),
+            (_, Some(i)) => quote!(#cfg (&#name[#i] as &dyn #rt::Gate),),
         });
     }
     if let Some(e) = &u.executor {
@@ -114,8 +114,8 @@ fn member_gate_statics(u: &Unit) -> TokenStream {
             let rc = r.cfg.attr();
             let name = &r.name;
             g.push(match r.kind {
-                Kind::Shared => quote!(#rc &#name as &dyn #rt::Gate,),
-                _ => quote!(#rc &#name[#i] as &dyn #rt::Gate,),
+                Kind::Shared => quote!(#rc (&#name as &dyn #rt::Gate),),
+                _ => quote!(#rc (&#name[#i] as &dyn #rt::Gate),),
             });
         }
         if let Some(e) = &u.executor {
@@ -303,7 +303,7 @@ fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) -> TokenStr
             Kind::Lend => {
                 params.push(quote!(#rcfg #v: #rt::Lent<#ty>,));
                 prep.push(quote!(#rcfg let mut #v = #v;));
-                worker_args.push(quote!(#rcfg &mut *#v,));
+                worker_args.push(quote!(#rcfg (&mut *#v),));
                 restores.push(quote!(#rcfg ::core::mem::drop(#v);));
             }
             Kind::Consume => {
