@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Regenerate ../BENCHMARKS.md: the cost benchmark under QEMU with
+# `-icount shift=0,sleep=off` (1 virtual ns = 1 guest instruction) and the
+# footprint of the reference firmware with and without the supervisor.
+# Needs qemu-system-arm, arm-none-eabi-size and the rustup targets.
+set -euo pipefail
+cd "$(dirname "$0")"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../target/firmware}"
+out=../BENCHMARKS.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run_bench() { # target board -> $tmp/bench-<board>.txt
+  cargo run --locked --quiet --release --target "$1" --features "$2,panic-message,bench" \
+    --bin bench >"$tmp/bench-$2.txt"
+}
+run_bench thumbv8m.main-none-eabihf an505
+run_bench thumbv6m-none-eabi microbit
+
+# Cost table: per op and N, total and per-node instructions; the marginal
+# per-node cost between the two largest N shows whether cost is linear.
+cost_table() { # file
+  awk -F'|' '
+    /^ROW\|POOL/ { next }
+    /^ROW/ && $3 != "" {
+      key = $2 "|" $4; if (!($3 in seen)) { seen[$3] = 1; sorted[++nn] = $3 }
+      order[key] = order[key] ? order[key] : ++k
+      total[key, $3] = $6; per[key, $3] = $7; nodes[key, $3] = $5
+    }
+    END {
+      printf "| workload | operation |"
+      for (i = 1; i <= nn; i++) printf " N=%s total (per node) |", sorted[i]
+      printf " marginal per node, N=%s→%s |\n", sorted[nn-1], sorted[nn]
+      printf "| --- | --- |"; for (i = 1; i <= nn + 1; i++) printf " ---: |"; printf "\n"
+      n = 0; for (key in order) idx[order[key]] = key
+      for (j = 1; j <= k; j++) {
+        key = idx[j]; split(key, p, "|"); if (p[1] == "POOL") continue
+        printf "| %s | %s |", p[1], p[2]
+        for (i = 1; i <= nn; i++) {
+          t = total[key, sorted[i]]
+          if (t == "") printf " – |"; else printf " %s (%s) |", t, per[key, sorted[i]]
+        }
+        a = total[key, sorted[nn-1]]; b = total[key, sorted[nn]]
+        if (a != "" && b != "" && a != "FAILED" && b != "FAILED" && nodes[key, sorted[nn]] != nodes[key, sorted[nn-1]])
+          printf " %d |\n", (b - a) / (nodes[key, sorted[nn]] - nodes[key, sorted[nn-1]])
+        else printf " – |\n"
+      }
+    }' "$1"
+}
+pool_table() {
+  echo "| operation | instructions (3 runs) |"
+  echo "| --- | ---: |"
+  awk -F'|' '/^ROW\|POOL/ { v[$4] = v[$4] (v[$4] ? ", " : "") $6 } END { for (o in v) printf "| %s | %s |\n", o, v[o] }' "$1" | sort
+}
+# The supervisor's own share of a start: supervised start minus the direct
+# embassy spawn of the same workers from the same task pool.
+start_share() {
+  awk -F'|' '
+    /^ROW\|embassy only/ { d[$3] = $6 }
+    /^ROW\|CHAIN\|[0-9]+\|start\|/ { s[$3] = $6 }
+    END { for (n in s) if (n in d) printf "| %s | %s | %s | %d | %d |\n", n, s[n], d[n], s[n] - d[n], (s[n] - d[n]) / n }' "$1" | sort -t'|' -k2 -n
+}
+info() { awk -F'|' -v k="$2" '$1 == "INFO" && $2 == k { print $3 }' "$1"; }
+
+# Footprint: release builds (opt-level "s", LTO, 1 CGU, panic=abort).
+size_row() { # target board
+  cargo build --locked --quiet --release --target "$1" --features "$2" --bin ref_supervised --bin ref_direct
+  local dir="$CARGO_TARGET_DIR/$1/release"
+  read -r st sd sb _ < <(arm-none-eabi-size "$dir/ref_supervised" | tail -1)
+  read -r dt dd db _ < <(arm-none-eabi-size "$dir/ref_direct" | tail -1)
+  local flash=$(( (st + sd) - (dt + dd) )) ram=$(( (sd + sb) - (dd + db) ))
+  echo "| $2 | $dt / $dd / $db | $st / $sd / $sb | +$flash | +$ram | $(( flash / 12 )) | $(( ram / 12 )) |"
+}
+sizes=$(size_row thumbv8m.main-none-eabihf an505; size_row thumbv7m-none-eabi an385; size_row thumbv6m-none-eabi microbit)
+
+an505="$tmp/bench-an505.txt"
+mb="$tmp/bench-microbit.txt"
+{
+cat <<'MD'
+# Benchmarks
+
+Regenerate everything on this page with one command (about a minute on two cores):
+
+```sh
+firmware/bench.sh
+```
+
+It builds `firmware/` (release: opt-level "s", LTO, one codegen unit,
+panic=abort) and runs the cost benchmark (`firmware/src/bin/bench.rs`) under
+`qemu-system-arm -icount shift=0,sleep=off`: virtual time advances one
+nanosecond per guest instruction and idle time is skipped, so an
+`embassy_time::Instant` difference is an instruction count on the real ISA,
+identical on every run and host. The firmware's SysTick driver reads the
+SysTick counter inside the millisecond, so one embassy tick is one core cycle
+(50 instructions on mps2-an505 at 20 MHz; 62.5 on the micro:bit at 16 MHz):
+every figure is a multiple of that.
+
+**What a figure includes.** The instructions from the call until the executor
+next runs out of work, minus the same probe around an empty body: the
+supervisor's own code, the workers' part (first poll, ack, exit), the
+executor's scheduling and task-pool search, critical sections and timer-queue
+updates. Every worker is the canonical
+`node.run_cancellable_acked(pending()).await; node.mark_exited()`.
+CHAIN(N): node i depends on node i-1. WIDE(N): one root, N-1 dependents.
+Per node = total / nodes touched.
+
+MD
+echo "## Toolchain"
+echo
+echo "- $(rustc -V)"
+echo "- $(qemu-system-arm --version | head -1)"
+echo "- embassy-executor $(awk '/^name = "embassy-executor"$/ { getline; gsub(/"/, "", $3); print $3 }' Cargo.lock), embassy-time $(awk '/^name = "embassy-time"$/ { getline; gsub(/"/, "", $3); print $3 }' Cargo.lock)"
+echo "- runtime features: \`pool\` + \`control\` (bench), \`pool\` (footprint references)"
+echo
+echo "## Cost on mps2-an505 (Cortex-M33), guest instructions"
+echo
+echo "Probe overhead subtracted: $(info "$an505" "probe overhead (instr)") instructions. \`size_of::<TaskNode>()\` on target: $(info "$an505" "size_of::<TaskNode>()") bytes."
+echo
+cost_table "$an505"
+echo
+cat <<'MD'
+"embassy only" is the same workers spawned without the supervisor (token,
+task-pool slot search, spawn, first poll; `adopt` marks each running so the
+supervisor can stop them). Its per-node cost grows with N because embassy's
+`TaskPool` searches its slots linearly for a free one: spawning the i-th task
+of one pool scans i slots. That, not the supervisor, is why `start`,
+`respawn_terminate` and the CHAIN `activate(last)` grow per node. The
+supervisor's own share of a start is flat:
+
+| N | supervised start | direct spawn | supervisor share | share per node |
+| ---: | ---: | ---: | ---: | ---: |
+MD
+start_share "$an505"
+echo
+echo "Elastic pool (4 members, \`DeferredShrink\` with a zero cooldown): one grow is"
+echo "\`mark_busy()\` → driver wake → policy → spawn → first poll; one shrink is"
+echo "\`mark_idle()\` → driver wake → policy → stop → ack → exit."
+echo
+pool_table "$an505"
+echo
+echo "## Cost on the micro:bit (Cortex-M0, 16 KiB RAM: N ≤ 64), guest instructions"
+echo
+cost_table "$mb"
+echo
+pool_table "$mb"
+echo
+cat <<'MD'
+## Footprint: CHAIN(8) + a 4-member pool, start → teardown → respawn
+
+`firmware/src/bin/ref_supervised.rs` against `firmware/src/bin/ref_direct.rs`
+(the same 12 tasks spawned directly with embassy, stopped by one `Signal` each,
+spawned again). Both carry the same board support (SysTick driver, executor,
+semihosting exit, fault handlers). Flash = text + data, RAM = data + bss;
+per node = difference / 12.
+
+| board | direct text / data / bss | supervised text / data / bss | flash | RAM | flash per node | RAM per node |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+MD
+echo "$sizes"
+echo
+cat <<'MD'
+## Against the issue's targets (published 0.3.4, same workloads, mps2-an505)
+
+Our goal is at most half of each 0.3.4 figure.
+
+| figure | 0.3.4 | goal | ours |
+| --- | ---: | ---: | --- |
+MD
+per() { awk -F'|' -v w="$2" -v n="$3" -v o="$4" '$1 == "ROW" && $2 == w && $3 == n && $4 == o { print $7 }' "$1"; }
+for op in start teardown respawn_terminate "deactivate(root)" "activate(last)"; do
+  case "$op" in start) ref=224 ;; teardown) ref=515 ;; respawn_terminate) ref=257 ;; "deactivate(root)") ref=581 ;; "activate(last)") ref=313 ;; esac
+  echo "| $op, per node | $ref | $((ref / 2)) | CHAIN 8/64/250: $(per "$an505" CHAIN 8 "$op") / $(per "$an505" CHAIN 64 "$op") / $(per "$an505" CHAIN 250 "$op") |"
+done
+echo "| footprint flash, CHAIN(8)+pool | +2852 B | +1426 B | $(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { print $5 }') B |"
+echo "| footprint RAM, CHAIN(8)+pool | +1144 B | +572 B | $(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { print $6 }') B |"
+echo "| \`size_of::<TaskNode>()\` | 80 B | 40 B | $(info "$an505" "size_of::<TaskNode>()") B |"
+echo
+cat bench-notes.md
+} >"$out"
+echo "wrote $out"
