@@ -205,10 +205,9 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         .name
         .clone()
         .unwrap_or_else(|| Ident::new("GRAPH", Span::call_site()));
-    let suffix = input
-        .name
-        .as_ref()
-        .map_or_else(String::new, |n| format!("_{n}"));
+    let suffix = input.name.as_ref().map_or_else(String::new, |n| {
+        format!("_{}", syn::ext::IdentExt::unraw(n))
+    });
 
     // ---- pass 1: names, slots ------------------------------------------
     let mut names: HashMap<String, (Target, Span)> = HashMap::new();

@@ -5,7 +5,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Ident, LitStr};
+use syn::ext::IdentExt;
+use syn::{Ident, LitInt, LitStr};
 
 use crate::analyze::{Form, Kind, Model, Res, Spawn, Unit};
 
@@ -148,10 +149,12 @@ fn node_expr(
     let name_lit = LitStr::new(&name_str, u.name.span());
     let spawn = spawn_fn.map(|f| quote!(.with_spawn(#f)));
     let gates = gates(u, member);
-    let timeout = u
-        .slot_timeout
-        .as_ref()
-        .map(|l| quote!(.with_slot_timeout(#l)));
+    // Re-emitted unsuffixed: `100u32` in the DSL still means milliseconds.
+    let timeout = u.slot_timeout.as_ref().and_then(|l| {
+        let ms = l.base10_parse::<u16>().ok()?;
+        let lit = LitInt::new(&ms.to_string(), l.span());
+        Some(quote!(.with_slot_timeout(#lit)))
+    });
     let disabled = u.disabled.then(|| quote!(.disabled()));
     let slot = slot as u8;
     let pool = u.pool.as_ref().map(|p| {
@@ -233,7 +236,7 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
 fn spawn_name(m: &Model, u: &Unit) -> Ident {
     format_ident!(
         "__es_spawn_{}_{}{}",
-        u.name.to_string().to_lowercase(),
+        u.name.unraw().to_string().to_lowercase(),
         u.first_slot,
         m.suffix.to_lowercase()
     )
@@ -242,7 +245,7 @@ fn spawn_name(m: &Model, u: &Unit) -> Ident {
 fn shell_name(m: &Model, u: &Unit) -> Ident {
     format_ident!(
         "__es_task_{}_{}{}",
-        u.name.to_string().to_lowercase(),
+        u.name.unraw().to_string().to_lowercase(),
         u.first_slot,
         m.suffix.to_lowercase()
     )

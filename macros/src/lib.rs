@@ -23,6 +23,9 @@ mod analyze;
 mod codegen;
 mod parse;
 
+#[cfg(test)]
+mod tests;
+
 /// Declare a supervised graph: node statics, slots, shells and `GRAPH`.
 #[proc_macro]
 pub fn supervisor_graph(input: TokenStream) -> TokenStream {

@@ -1,0 +1,203 @@
+//! Unit tests of the expansion functions, and the parser fuzz test: a panic
+//! in a proc macro reaches the user as an unreadable error, so no input may
+//! make the expansion panic. Every input must come back as tokens (a
+//! graph, or a spanned `compile_error!`).
+
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+
+use crate::{expand_compose, expand_fragment, expand_graph};
+
+/// Valid inputs the mutator starts from (each expands without error).
+const SEEDS: &[&str] = &[
+    "node NET = Terminate, deps: [], task: net_task; node APP = Terminate, deps: [NET], task: app_task;",
+    "name: SUB; executor HIGH; node A = Pause, deps: [], executor: HIGH, spawn: a_task(1, 2), slot_timeout: 500;",
+    "node A = Terminate, deps: [], task: w::<T>(x()), resources: [#[cfg(feature = \"x\")] LED: Led, D: consume Drv, S: shared u8], exit: u8, cancel;",
+    "node B = Terminate, deps: [], spawn: |s: Spawner| { s.spawn(t(&B)?); Ok(()) }, disabled;",
+    "pool W = [Terminate, OnDemand, OnDemand], deps: [N], task: h, resources: [C: Conn], policy: DeferredShrink::new(Duration::from_secs(5)), min: 1, max: 3, slot_timeout: 100, cancel; node N = Terminate, deps: [];",
+    "pool P = [OnDemand], deps: [], spawn: t, policy: MyPolicy = make(), min: FLOOR, max: FLOOR + 1; #[cfg(x)] node Q = Terminate, deps: [P, #[cfg(y)] R]; node R = OnDemand, deps: [];",
+];
+
+const VOCAB: &[&str] = &[
+    "node",
+    "pool",
+    "executor",
+    "name",
+    "deps",
+    "task",
+    "spawn",
+    "resources",
+    "exit",
+    "state",
+    "cancel",
+    "slot_timeout",
+    "executor",
+    "disabled",
+    "policy",
+    "min",
+    "max",
+    "pool_size",
+    "ready",
+    "local",
+    "consume",
+    "shared",
+    "Terminate",
+    "Pause",
+    "OnDemand",
+    "A",
+    "B",
+    "r#A",
+    "crate",
+    "fn",
+    "self",
+    "_",
+];
+const PUNCT: &[char] = &[
+    ',', ';', ':', '=', '#', '$', '|', '<', '>', '&', '!', '*', '+', '-', '.',
+];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*: deterministic, dependency-free.
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn random_leaf(r: &mut Rng) -> TokenTree {
+    match r.below(4) {
+        0 => TokenTree::Punct(Punct::new(
+            PUNCT[r.below(PUNCT.len())],
+            if r.below(2) == 0 {
+                Spacing::Alone
+            } else {
+                Spacing::Joint
+            },
+        )),
+        1 => TokenTree::Literal(match r.below(4) {
+            0 => Literal::u64_unsuffixed(r.next() % 300),
+            1 => Literal::u64_unsuffixed(r.next()),
+            2 => Literal::string("s"),
+            _ => Literal::u8_suffixed(0),
+        }),
+        _ => {
+            let w = VOCAB[r.below(VOCAB.len())];
+            TokenTree::Ident(match w.strip_prefix("r#") {
+                Some(raw) => Ident::new_raw(raw, Span::call_site()),
+                None => Ident::new(w, Span::call_site()),
+            })
+        }
+    }
+}
+
+fn random_stream(r: &mut Rng, depth: usize) -> TokenStream {
+    let len = r.below(24);
+    (0..len)
+        .map(|_| {
+            if depth < 4 && r.below(6) == 0 {
+                let delim =
+                    [Delimiter::Bracket, Delimiter::Parenthesis, Delimiter::Brace][r.below(3)];
+                TokenTree::Group(Group::new(delim, random_stream(r, depth + 1)))
+            } else {
+                random_leaf(r)
+            }
+        })
+        .collect()
+}
+
+/// One random edit somewhere in the tree: delete, duplicate, swap with the
+/// next, replace, insert.
+fn mutate(r: &mut Rng, ts: TokenStream, depth: usize) -> TokenStream {
+    let mut v: Vec<TokenTree> = ts.into_iter().collect();
+    if v.is_empty() {
+        v.push(random_leaf(r));
+        return v.into_iter().collect();
+    }
+    let i = r.below(v.len());
+    if let TokenTree::Group(g) = &v[i]
+        && depth < 6
+        && r.below(2) == 0
+    {
+        let inner = mutate(r, g.stream(), depth + 1);
+        v[i] = TokenTree::Group(Group::new(g.delimiter(), inner));
+        return v.into_iter().collect();
+    }
+    match r.below(5) {
+        0 => {
+            v.remove(i);
+        }
+        1 => {
+            let t = v[i].clone();
+            v.insert(i, t);
+        }
+        2 if i + 1 < v.len() => v.swap(i, i + 1),
+        3 => v[i] = random_leaf(r),
+        _ => v.insert(i, random_leaf(r)),
+    }
+    v.into_iter().collect()
+}
+
+fn must_not_panic(input: TokenStream) {
+    for f in [expand_graph, expand_fragment, expand_compose] {
+        let copy = input.clone();
+        let out = std::panic::catch_unwind(move || f(copy));
+        assert!(out.is_ok(), "expansion panicked on: {input}");
+    }
+}
+
+#[test]
+fn seeds_expand_without_errors() {
+    for s in SEEDS {
+        let out = expand_graph(s.parse().unwrap()).to_string();
+        assert!(!out.contains("compile_error"), "{s}\n=> {out}");
+    }
+}
+
+#[test]
+fn cycle_is_named() {
+    let out = expand_graph(
+        "node A = Terminate, deps: [B]; node B = Terminate, deps: [A];"
+            .parse()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(out.contains("dependency cycle: A -> B -> A"), "{out}");
+}
+
+/// Number of inputs the fuzz test feeds (each to all three macros).
+const FUZZ_CASES: usize = 40_000;
+
+#[test]
+fn fuzz_random_and_mutated_streams_never_panic() {
+    let mut r = Rng(0x5eed_5eed_5eed_5eed);
+    let seeds: Vec<TokenStream> = SEEDS.iter().map(|s| s.parse().unwrap()).collect();
+    for case in 0..FUZZ_CASES {
+        let input = if case % 4 == 0 {
+            random_stream(&mut r, 0)
+        } else {
+            let mut ts = seeds[r.below(seeds.len())].clone();
+            for _ in 0..=r.below(4) {
+                ts = mutate(&mut r, ts, 0);
+            }
+            ts
+        };
+        must_not_panic(input);
+    }
+}
+
+#[test]
+fn raw_identifier_names_expand() {
+    let out = expand_graph(
+        "name: r#G; node r#A = Terminate, deps: [], task: w, exit: u8; pool r#P = [Terminate], deps: [r#A], task: w, policy: X::new(), min: 1, max: 1;"
+            .parse()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains("A_EXIT") && out.contains("P_POOL"), "{out}");
+}
