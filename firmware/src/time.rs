@@ -19,7 +19,7 @@ use crate::board::CORE_HZ;
 const COUNTS_PER_MS: u32 = CORE_HZ / 1000;
 const TICKS_PER_MS: u64 = TICK_HZ / 1000;
 // Both divide exactly on every board (20/20, 16/16, 25/1 MHz).
-const _: () = assert!(CORE_HZ as u64 % TICK_HZ == 0 && TICK_HZ % 1000 == 0);
+const _: () = assert!((CORE_HZ as u64).is_multiple_of(TICK_HZ) && TICK_HZ.is_multiple_of(1000));
 const COUNTS_PER_TICK: u32 = (CORE_HZ as u64 / TICK_HZ) as u32;
 
 struct SysTickDriver {
