@@ -399,6 +399,8 @@ struct Slot<P: 'static, const D: usize> {
     owner_inbox: Option<&'static ResourceSlot<P>>,
     /// The driver is awaiting the owner's spawn.
     in_flight: bool,
+    /// Arrival order of the current admission (wrapping).
+    seq: u32,
     /// Admitting: the job chosen to run, not yet given a node.
     next: Option<Job<P>>,
     queue: Ring<Job<P>, D>,
@@ -414,6 +416,7 @@ impl<P: 'static, const D: usize> Slot<P, D> {
             owner_watch: NO_WATCH,
             owner_inbox: None,
             in_flight: false,
+            seq: 0,
             next: None,
             queue: Ring::new(),
         }
@@ -459,6 +462,8 @@ struct State<
     intake: Ring<Pending<P>, INTAKE>,
     watch: [Watch; WATCH],
     closed: bool,
+    /// Source of `Slot::seq`.
+    seq: u32,
     /// Submitters waiting for intake room or a free watch cell.
     room: MultiWakerRegistration<4>,
     /// `submit_and_watch` futures waiting for an outcome.
@@ -516,6 +521,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
                 intake: Ring::new(),
                 watch: [Watch::Free; WATCH],
                 closed: false,
+                seq: 0,
                 room: MultiWakerRegistration::new(),
                 watchers: MultiWakerRegistration::new(),
             })),
@@ -763,6 +769,8 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
             SlotStatusKind::Idle
         };
         slot.set_status(to, now);
+        self.seq = self.seq.wrapping_add(1);
+        slot.seq = self.seq;
     }
 
     /// Apply every intake submission's policy, in submission order.
@@ -802,6 +810,8 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         if slot.status == SlotStatusKind::Idle {
             slot.next = Some(p.job);
             slot.set_status(SlotStatusKind::Admitting, now);
+            self.seq = self.seq.wrapping_add(1);
+            slot.seq = self.seq;
             return;
         }
         match p.policy {
@@ -870,39 +880,48 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     /// it out with its payload delivery. Jobs whose target cannot run at all
     /// are resolved on the way.
     fn pick(&mut self, now: Instant) -> Option<(Admission, Delivery<P>)> {
-        for i in 0..SLOTS {
-            loop {
-                let slot = &self.slots[i];
-                if slot.owner.is_some() {
-                    break;
+        // Oldest admission first, so jobs waiting for pool members are
+        // granted in arrival order, whatever their slots' indices.
+        let mut waiting = [false; SLOTS];
+        loop {
+            let mut best: Option<usize> = None;
+            for (i, slot) in self.slots.iter().enumerate() {
+                if slot.owner.is_none()
+                    && slot.next.is_some()
+                    && !waiting[i]
+                    && best.is_none_or(|b| (slot.seq.wrapping_sub(self.slots[b].seq) as i32) < 0)
+                {
+                    best = Some(i);
                 }
-                let Some(job) = slot.next.as_ref() else { break };
-                let key = slot.key.unwrap_or(Key::Name(job.target.name));
-                match self.choose(job.target) {
-                    Choice::Wait => break,
-                    Choice::Refuse(outcome) => {
-                        if let Some(job) = self.slots[i].next.take() {
-                            match outcome {
-                                TaskOutcome::Rejected { kind } => self.reject(key, job, kind),
-                                other => self.resolve(job.watch, other),
-                            }
+            }
+            let i = best?;
+            let Some(job) = self.slots[i].next.as_ref() else {
+                continue;
+            };
+            let key = self.slots[i].key.unwrap_or(Key::Name(job.target.name));
+            match self.choose(job.target) {
+                Choice::Wait => waiting[i] = true,
+                Choice::Refuse(outcome) => {
+                    if let Some(job) = self.slots[i].next.take() {
+                        match outcome {
+                            TaskOutcome::Rejected { kind } => self.reject(key, job, kind),
+                            other => self.resolve(job.watch, other),
                         }
-                        self.advance(i, now);
                     }
-                    Choice::Run(node, inbox) => {
-                        let slot = &mut self.slots[i];
-                        let job = slot.next.take()?;
-                        slot.owner = Some(node);
-                        slot.owner_watch = job.watch;
-                        slot.owner_inbox = inbox;
-                        slot.in_flight = true;
-                        let delivery = inbox.map(|inbox| (inbox, job.payload));
-                        return Some((Admission { slot: i, node }, delivery));
-                    }
+                    self.advance(i, now);
+                }
+                Choice::Run(node, inbox) => {
+                    let slot = &mut self.slots[i];
+                    let job = slot.next.take()?;
+                    slot.owner = Some(node);
+                    slot.owner_watch = job.watch;
+                    slot.owner_inbox = inbox;
+                    slot.in_flight = true;
+                    let delivery = inbox.map(|inbox| (inbox, job.payload));
+                    return Some((Admission { slot: i, node }, delivery));
                 }
             }
         }
-        None
     }
 
     fn choose(&self, target: &'static JobTarget<P>) -> Choice<P> {
