@@ -16,6 +16,7 @@
 //! observed from the worker's side) and records a violation in `VIOLATIONS`.
 //!
 //! Statics outlive a test: call [`reset`] first and leave every node down.
+#![cfg(all(feature = "controller", feature = "pool"))]
 #![allow(dead_code)]
 
 use std::sync::Mutex;
