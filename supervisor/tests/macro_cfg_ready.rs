@@ -38,7 +38,7 @@ mod cfgs {
         assert_eq!(PRESENT.take(), Some(2));
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&A, &B];
+    pub static NODES: [&TaskNode; 2] = [&A, &B];
 }
 
 #[test]
@@ -68,7 +68,7 @@ mod ready {
         SUP.teardown().await.unwrap();
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&NET, &HTTP];
+    pub static NODES: [&TaskNode; 2] = [&NET, &HTTP];
 }
 
 #[cfg(feature = "readiness")]

@@ -58,7 +58,8 @@ mod pool {
         assert_eq!(CONN[1].take().map(|c| c.0), Some(10));
         common::pass();
     }
-    pub const NODES: [&TaskNode; 5] = [&BROKER, &WORKERS[0], &WORKERS[1], &WORKERS[2], &DISPATCHER];
+    pub static NODES: [&TaskNode; 5] =
+        [&BROKER, &WORKERS[0], &WORKERS[1], &WORKERS[2], &DISPATCHER];
 }
 
 #[test]
@@ -100,7 +101,7 @@ mod second_core {
         SUP.teardown().await.unwrap();
         common::pass();
     }
-    pub const NODES: [&TaskNode; 4] = [&CRUNCHERS[0], &CRUNCHERS[1], &NET, &WORKERS[0]];
+    pub static NODES: [&TaskNode; 4] = [&CRUNCHERS[0], &CRUNCHERS[1], &NET, &WORKERS[0]];
 }
 
 #[test]
@@ -143,7 +144,7 @@ mod named {
         main.teardown().await.unwrap();
         common::pass();
     }
-    pub const NODES: [&TaskNode; 4] = [&WIFI, &NET, &UPLOAD, &MAIN];
+    pub static NODES: [&TaskNode; 4] = [&WIFI, &NET, &UPLOAD, &MAIN];
 }
 
 #[test]
@@ -188,10 +189,45 @@ mod composed {
         assert_eq!(USB_DEV.take(), Some(1));
         common::pass();
     }
-    pub const NODES: [&TaskNode; 3] = [&NET, &HTTP, &APP];
+    pub static NODES: [&TaskNode; 3] = [&NET, &HTTP, &APP];
 }
 
 #[test]
 fn composed_fragments_form_one_graph() {
     common::run(&composed::NODES, |s| s.spawn(composed::driver(s).unwrap()));
+}
+
+mod spawn_pool {
+    use super::*;
+    #[embassy_executor::task(pool_size = 2)]
+    async fn member(node: &'static TaskNode, tag: u8) {
+        assert_eq!(tag, 9);
+        serve(node).await;
+        node.mark_exited();
+    }
+    embassy_supervisor::supervisor_graph! {
+        pool HANDLERS = [Terminate, OnDemand], deps: [], spawn: member(9),
+            policy: embassy_supervisor::DeferredShrink = embassy_supervisor::DeferredShrink::new(
+                embassy_time::Duration::from_secs(1)),
+            min: 1, max: 2, slot_timeout: 300;
+    }
+    static SUP: Supervisor<2> = Supervisor::new(&GRAPH);
+    #[embassy_executor::task]
+    pub async fn driver(spawner: Spawner) {
+        SUP.start(spawner).await.unwrap();
+        assert!(HANDLERS[0].is_running() && !HANDLERS[1].is_running());
+        SUP.start_node(&HANDLERS[1], spawner).await.unwrap();
+        assert!(HANDLERS[1].is_running());
+        SUP.teardown().await.unwrap();
+        assert!(HANDLERS[0].has_exited() && HANDLERS[1].has_exited());
+        common::pass();
+    }
+    pub static NODES: [&TaskNode; 2] = [&HANDLERS[0], &HANDLERS[1]];
+}
+
+#[test]
+fn spawn_pool_with_typed_policy() {
+    common::run(&spawn_pool::NODES, |s| {
+        s.spawn(spawn_pool::driver(s).unwrap())
+    });
 }

@@ -38,7 +38,7 @@ mod chain {
         assert!(SENSOR.has_exited() && REPORTER.has_exited());
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&SENSOR, &REPORTER];
+    pub static NODES: [&TaskNode; 2] = [&SENSOR, &REPORTER];
 }
 
 #[test]
@@ -84,7 +84,7 @@ mod generic {
         SUP.teardown().await.unwrap();
         common::pass();
     }
-    pub const NODES: [&TaskNode; 3] = [&BUS, &BME, &SHT];
+    pub static NODES: [&TaskNode; 3] = [&BUS, &BME, &SHT];
 }
 
 #[test]
@@ -144,7 +144,7 @@ mod resources {
         assert_eq!(LED.take(), Some(Led(2)));
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&BLINK, &OTHER];
+    pub static NODES: [&TaskNode; 2] = [&BLINK, &OTHER];
 }
 
 #[test]
@@ -179,7 +179,7 @@ mod exit {
         assert_eq!(SERVE_EXIT.take(), Some(Err(Aborted)));
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&ONCE, &SERVE];
+    pub static NODES: [&TaskNode; 2] = [&ONCE, &SERVE];
 }
 
 #[test]
@@ -232,7 +232,7 @@ mod cancel {
         assert!(STOPPED_EXIT.take().is_none() && STOPPED.shutdown_requested());
         common::pass();
     }
-    pub const NODES: [&TaskNode; 3] = [&TELEM, &DONE, &STOPPED];
+    pub static NODES: [&TaskNode; 3] = [&TELEM, &DONE, &STOPPED];
 }
 
 #[test]
@@ -270,7 +270,7 @@ mod parked {
         assert!(SENSOR.is_running() && READER.is_running());
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&SENSOR, &READER];
+    pub static NODES: [&TaskNode; 2] = [&SENSOR, &READER];
 }
 
 #[test]
@@ -294,7 +294,7 @@ mod disabled {
         SUP.teardown().await.unwrap();
         common::pass();
     }
-    pub const NODES: [&TaskNode; 2] = [&NET, &UPDATER];
+    pub static NODES: [&TaskNode; 2] = [&NET, &UPDATER];
 }
 
 #[test]
@@ -326,7 +326,7 @@ mod detached {
         assert!(LOG_DRAIN.is_detached() && LOOPS.load(Ordering::SeqCst) > before);
         common::pass();
     }
-    pub const NODES: [&TaskNode; 0] = [];
+    pub static NODES: [&TaskNode; 0] = [];
 }
 
 #[test]
@@ -364,7 +364,7 @@ mod tier {
         SUP.teardown().await.unwrap();
         common::pass();
     }
-    pub const NODES: [&TaskNode; 3] = [&SAMPLER, &LOGGER, &REPORT];
+    pub static NODES: [&TaskNode; 3] = [&SAMPLER, &LOGGER, &REPORT];
 }
 
 #[test]
@@ -399,7 +399,7 @@ mod closure {
         assert!(SENSOR.has_exited());
         common::pass();
     }
-    pub const NODES: [&TaskNode; 1] = [&SENSOR];
+    pub static NODES: [&TaskNode; 1] = [&SENSOR];
 }
 
 #[test]
