@@ -380,6 +380,15 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
+        // The waits above yield: a `deactivate` that ran meanwhile found the
+        // node down (nothing to stop) and latched it. The latch wins.
+        if node.is_disabled() {
+            log_warn!(
+                "`{}` was disabled during its gate wait; not spawned",
+                node.name
+            );
+            return Err(SpawnError::Busy);
+        }
         node.begin_activation();
         spawn(spawner).inspect_err(|_| node.abort_activation())
     }

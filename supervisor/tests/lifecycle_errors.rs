@@ -213,3 +213,27 @@ kit_test!(failed_node__none_until_a_spawn_fails_then_names_it, |s| {
         assert!(!n.is_running(), "{}", n.name);
     }
 });
+
+// ---- the disabled latch across a gate wait ---------------------------------
+
+kit_test!(
+    disabled_latch__a_deactivate_during_the_gate_wait_wins,
+    |s| {
+        // T waits for its gates; meanwhile a control Deactivate latches it (T is
+        // not running yet, so there is nothing to stop); then the gates fill.
+        let (res, ()) = join(SUP.start_node(&T, s), async {
+            settle().await;
+            SUP.deactivate(&T).await.unwrap();
+            provide();
+        })
+        .await;
+        assert!(T.is_disabled());
+        assert!(
+            !T.is_running(),
+            "spawned after a deactivate: the latch was ignored"
+        );
+        assert!(matches!(res, Err(SpawnError::Busy)));
+        assert_eq!(REC.count(Spawn, T_I), 0);
+        assert_eq!((RES.get(), RES2.get()), (Some(1), Some(2)), "nothing taken");
+    }
+);
