@@ -211,6 +211,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
 
     // ---- pass 1: names, slots ------------------------------------------
     let mut names: HashMap<String, (Target, Span)> = HashMap::new();
+    let mut first_origins: HashMap<String, Option<String>> = HashMap::new();
     let mut executors = Vec::new();
     let mut slot = 0usize;
     let mut pools = 0usize;
@@ -258,17 +259,22 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
             }
         };
         let key = name.to_string();
-        if let Some((_, first)) = names.get(&key) {
-            let _ = first;
+        if names.contains_key(&key) {
+            let first_origin = first_origins.get(&key).cloned().flatten();
+            let where_first = match first_origin {
+                Some(f) => format!(" (first declared in fragment `{f}`)"),
+                None => String::new(),
+            };
             errors.push(
                 name.span(),
                 origin,
                 format!(
-                    "duplicate name `{key}`: node, pool and executor names are statics and must \
-                     be unique in the graph; rename one of them"
+                    "duplicate name `{key}`{where_first}: node, pool and executor names are \
+                     statics and must be unique in the graph; rename one of them"
                 ),
             );
         } else {
+            first_origins.insert(key.clone(), origin.clone());
             names.insert(key, (target, name.span()));
         }
     }
