@@ -406,3 +406,106 @@ mod closure {
 fn closure_spawn_form() {
     common::run(&closure::NODES, |s| s.spawn(closure::driver(s).unwrap()));
 }
+
+mod provider {
+    use super::*;
+    pub struct Runner(pub u8);
+    pub static BUILDS: AtomicU32 = AtomicU32::new(0);
+    // The provider builds and provide()s, holds nothing afterwards.
+    async fn radio_hw(node: &'static TaskNode) {
+        common::settle().await; // the build takes a while
+        let n = BUILDS.fetch_add(1, Ordering::SeqCst) as u8;
+        RUNNER.provide(Runner(n));
+        STACK.provide(100 + n as u16);
+        node.wait_shutdown().await;
+        node.ack_dropped();
+    }
+    async fn link_worker(node: &'static TaskNode, runner: Runner) {
+        assert_eq!(runner.0 as u32 + 1, BUILDS.load(Ordering::SeqCst));
+        serve(node).await
+    }
+    async fn ctrl_worker(node: &'static TaskNode, stack: u16) {
+        assert!(stack >= 100);
+        serve(node).await
+    }
+    embassy_supervisor::supervisor_graph! {
+        node RADIO_HW = Terminate, deps: [], task: radio_hw;
+        node LINK = Terminate, deps: [RADIO_HW], task: link_worker, slot_timeout: 5000,
+            resources: [RUNNER: consume Runner];
+        node CTRL = Terminate, deps: [RADIO_HW, LINK], task: ctrl_worker, slot_timeout: 5000,
+            resources: [STACK: shared u16];
+    }
+    static SUP: Supervisor<3> = Supervisor::new(&GRAPH);
+    #[embassy_executor::task]
+    pub async fn driver(spawner: Spawner) {
+        // start() rendezvouses with the provider's asynchronous provide().
+        SUP.start(spawner).await.unwrap();
+        assert!(LINK.is_running() && CTRL.is_running());
+        SUP.teardown().await.unwrap();
+        // consume: dropped at teardown; shared: stays filled.
+        assert!(!RUNNER.is_filled() && STACK.is_filled());
+        // The wake path: the provider re-runs first and rebuilds.
+        SUP.respawn_terminate(spawner).await.unwrap();
+        assert_eq!(BUILDS.load(Ordering::SeqCst), 2);
+        assert!(LINK.is_running() && CTRL.is_running());
+        SUP.teardown().await.unwrap();
+        common::pass();
+    }
+    pub static NODES: [&TaskNode; 3] = [&RADIO_HW, &LINK, &CTRL];
+}
+
+#[test]
+fn provider_node_rendezvous() {
+    common::run(&provider::NODES, |s| s.spawn(provider::driver(s).unwrap()));
+}
+
+mod composite {
+    use super::*;
+    pub static CYCLES: AtomicU32 = AtomicU32::new(0);
+    embassy_supervisor::supervisor_graph! {
+        executor HIGH;
+        node SENSOR = Terminate, deps: [], executor: HIGH, task: serve;
+        node NET = Terminate, deps: [], task: serve;
+        node UPLOADER = Terminate, deps: [NET, SENSOR], task: serve;
+        node STATS = Pause, deps: [], task: stats_worker;
+        node POWER = Terminate, deps: [];
+    }
+    pub static SUP: Supervisor<5> = Supervisor::new(&GRAPH);
+    async fn stats_worker(node: &'static TaskNode) {
+        loop {
+            node.wait_shutdown().await;
+            node.ack_dropped();
+            node.wait_resume().await;
+        }
+    }
+    #[embassy_executor::task]
+    async fn power_task(node: &'static TaskNode, spawner: Spawner) {
+        node.set_detached(true);
+        SUP.teardown().await.unwrap();
+        assert!(!NET.is_running() && !STATS.is_running() && STATS.shutdown_requested());
+        SUP.resume_pausable();
+        SUP.respawn_terminate(spawner).await.unwrap();
+        CYCLES.fetch_add(1, Ordering::SeqCst);
+    }
+    #[embassy_executor::task]
+    pub async fn driver(spawner: Spawner) {
+        HIGH.set(spawner.make_send());
+        SUP.start(spawner).await.unwrap();
+        spawner.spawn(power_task(&POWER, spawner).unwrap());
+        while CYCLES.load(Ordering::SeqCst) == 0 {
+            embassy_futures::yield_now().await;
+        }
+        assert!(SENSOR.is_running() && UPLOADER.is_running() && STATS.is_running());
+        assert!(POWER.is_detached());
+        SUP.teardown().await.unwrap();
+        common::pass();
+    }
+    pub static NODES: [&TaskNode; 4] = [&SENSOR, &NET, &UPLOADER, &STATS];
+}
+
+#[test]
+fn composite_tier_parked_diagnostics_power_coordinator() {
+    common::run(&composite::NODES, |s| {
+        s.spawn(composite::driver(s).unwrap())
+    });
+}
