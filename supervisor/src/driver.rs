@@ -142,6 +142,9 @@ impl<const N: usize> Supervisor<N> {
     /// every dependency up (and ready, for `ready` deps). `false` if none can.
     #[cfg(feature = "pool")]
     async fn grow(&self, pool: &dyn Pool, spawner: Spawner) -> bool {
+        if self.is_halted() {
+            return false; // a torn-down graph stays down until it is started again
+        }
         for slot in pool.slots() {
             let Some(m) = self.graph().node(slot) else {
                 continue;

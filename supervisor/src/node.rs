@@ -290,12 +290,17 @@ impl TaskNode {
     /// true whenever `is_running()` reads false because of it). Generated
     /// `task:` shells call it when the worker returns.
     pub fn mark_exited(&self) {
-        let _ = self
+        let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 Some((f & !(flag::RUNNING | flag::BUSY)) | flag::EXITED)
-            });
-        notify::changed();
+            })
+            .unwrap_or_else(|f| f);
+        // Observers wait for "down"; after an ack the node already was, and
+        // they were told then.
+        if before & flag::RUNNING != 0 {
+            notify::changed();
+        }
         #[cfg(feature = "events")]
         crate::event::publish(crate::event::EventKind::NodeExited { node: self.name });
     }
@@ -437,6 +442,24 @@ impl TaskNode {
             });
         #[cfg(feature = "liveness")]
         self.beat();
+    }
+
+    /// [`begin_activation`](Self::begin_activation) only if no instance is up
+    /// and no other operation holds the spawn claim: claim and activation in
+    /// one atomic step, for nodes with nothing to wait for.
+    pub(crate) fn try_begin_activation(&self) -> bool {
+        let activated = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & (flag::RUNNING | flag::STARTING) == 0)
+                    .then_some((f & !flag::RESET) | flag::RUNNING)
+            })
+            .is_ok();
+        #[cfg(feature = "liveness")]
+        if activated {
+            self.beat();
+        }
+        activated
     }
 
     /// Undo [`begin_activation`](Self::begin_activation) after a failed spawn.

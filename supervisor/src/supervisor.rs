@@ -7,7 +7,7 @@
 //! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
 
 use embassy_executor::{SpawnError, Spawner};
-use portable_atomic::{AtomicU16, Ordering};
+use portable_atomic::{AtomicBool, AtomicU16, Ordering};
 
 use crate::error::ShutdownTimeout;
 use crate::log::{log_debug, log_warn};
@@ -35,6 +35,9 @@ pub struct Supervisor<const N: usize> {
     graph: &'static Graph<N>,
     /// Slot of the node whose spawn failed last, or [`NO_NODE`].
     failed: AtomicU16,
+    /// Set by `teardown` until the next `start`/`respawn_terminate`/`activate`:
+    /// pools do not regrow a torn-down graph.
+    halted: AtomicBool,
     #[cfg(feature = "controller")]
     pub(crate) controller: Option<&'static dyn crate::controller::DriveController>,
 }
@@ -45,9 +48,16 @@ impl<const N: usize> Supervisor<N> {
         Self {
             graph,
             failed: AtomicU16::new(NO_NODE),
+            halted: AtomicBool::new(false),
             #[cfg(feature = "controller")]
             controller: None,
         }
+    }
+
+    /// True between a `teardown` and the next `start`, `respawn_terminate` or
+    /// `activate`: the pool driver grows nothing meanwhile.
+    pub fn is_halted(&self) -> bool {
+        self.halted.load(Ordering::Acquire)
     }
 
     /// The graph this supervisor drives.
@@ -80,16 +90,8 @@ impl<const N: usize> Supervisor<N> {
     /// Stops at the first failed spawn and returns its error;
     /// [`failed_node`](Self::failed_node) names the node.
     pub async fn start(&self, spawner: Spawner) -> Result<(), SpawnError> {
-        for node in self.nodes_in_order() {
-            let f = node.flags();
-            if f & (flag::DETACHED | flag::DISABLED | flag::RUNNING) != 0
-                || node.mode() == Mode::OnDemand
-            {
-                continue;
-            }
-            self.bring_up(node, spawner).await?;
-        }
-        Ok(())
+        self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
+            .await
     }
 
     /// Reverse-dependency shutdown: each running node is asked to stop and its
@@ -99,6 +101,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller::Closing::new(self.controller);
+        self.halted.store(true, Ordering::Release);
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
                 stop(node).await?;
@@ -112,6 +115,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller::Closing::new(self.controller);
+        self.halted.store(true, Ordering::Release);
         let mut first = Ok(());
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING
@@ -131,14 +135,31 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Stops at the first failed spawn ([`failed_node`](Self::failed_node)).
     pub async fn respawn_terminate(&self, spawner: Spawner) -> Result<(), SpawnError> {
+        self.bring_up_in_order(spawner, |n| n.mode() == Mode::Terminate)
+            .await
+    }
+
+    /// Bring up, in dependency order, every down, enabled, attached node that
+    /// `wanted` selects; stop at the first failure. Un-halts the pools, and
+    /// notifies observers once at the end.
+    async fn bring_up_in_order(
+        &self,
+        spawner: Spawner,
+        wanted: impl Fn(&TaskNode) -> bool,
+    ) -> Result<(), SpawnError> {
+        self.halted.store(false, Ordering::Release);
+        let mut result = Ok(());
         for node in self.nodes_in_order() {
-            if node.mode() == Mode::Terminate
-                && node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) == 0
+            if node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) == 0
+                && wanted(node)
+                && let Err(e) = self.bring_up(node, spawner).await
             {
-                self.bring_up(node, spawner).await?;
+                result = Err(e);
+                break;
             }
         }
-        Ok(())
+        notify::changed();
+        result
     }
 
     /// Resume every parked `Pause` instance in place (it keeps what it holds).
@@ -171,7 +192,9 @@ impl<const N: usize> Supervisor<N> {
             );
             return Err(SpawnError::Busy);
         }
-        self.bring_up(node, spawner).await
+        let result = self.bring_up(node, spawner).await;
+        notify::changed();
+        result
     }
 
     /// Stop one node and await its ack (for a `Pause` node this is the
@@ -205,6 +228,7 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return;
         }
+        self.halted.store(false, Ordering::Release);
         let mut set = [false; N];
         self.mark(&mut set, seed);
         // Reverse order visits every dependent before its dependencies, so one
@@ -315,7 +339,6 @@ impl<const N: usize> Supervisor<N> {
             // application can undo (by spawning and `adopt`ing it again).
             if !node.shutdown_requested() {
                 node.begin_activation();
-                notify::changed();
             } else {
                 log_debug!(
                     "`{}` is app-spawned and was stopped; not restarted",
@@ -324,22 +347,50 @@ impl<const N: usize> Supervisor<N> {
             }
             return Ok(());
         };
-        let Some(_claim) = Claim::take(node) else {
+        let spawned = if self.has_gates(node) {
+            let Some(_claim) = Claim::take(node) else {
+                log_warn!(
+                    "`{}` is already being started by another operation",
+                    node.name
+                );
+                return self.fail(node, SpawnError::Busy);
+            };
+            self.gated_spawn(node, spawn, spawner).await
+        } else if node.try_begin_activation() {
+            // Nothing to wait for: claiming and activating are one atomic step.
+            spawn(spawner).inspect_err(|_| node.abort_activation())
+        } else if node.is_running() {
+            return Ok(()); // another operation started it meanwhile
+        } else {
             log_warn!(
                 "`{}` is already being started by another operation",
                 node.name
             );
-            return self.fail(node, SpawnError::Busy);
+            Err(SpawnError::Busy)
         };
-        match self.gated_spawn(node, spawn, spawner).await {
+        // No change notification here: each verb notifies once when done,
+        // not once per node.
+        match spawned {
             Ok(()) => {
-                notify::changed();
                 #[cfg(feature = "events")]
                 crate::event::publish(crate::event::EventKind::NodeSpawned { node: node.name });
                 Ok(())
             }
             Err(e) => self.fail(node, e),
         }
+    }
+
+    /// The node must wait for something before it spawns: a resource or
+    /// executor slot, or (feature `readiness`) a `ready` dependency.
+    fn has_gates(&self, node: &'static TaskNode) -> bool {
+        let gated = !node.gates().is_empty();
+        #[cfg(feature = "readiness")]
+        let gated = gated
+            || self
+                .graph
+                .index_of(node)
+                .is_some_and(|i| !self.graph.ready_deps[i].is_empty());
+        gated
     }
 
     async fn gated_spawn(
@@ -409,10 +460,22 @@ pub(crate) async fn stop(node: &'static TaskNode) -> Result<(), ShutdownTimeout>
     await_ack(node).await
 }
 
-/// Wait (bounded) for the ack of a stop already requested.
+/// Wait (bounded) for the ack of a stop already requested. The stopped
+/// instance is gone once the node is down, or once a fresh activation cleared
+/// the stop request (something restarted the node: that is a new instance).
 pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    match notify::wait_for_within(SHUTDOWN_ACK_TIMEOUT, || (!node.is_running()).then_some(())).await
-    {
+    let acked =
+        || node.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN);
+    // A worker on this executor acks within two scheduler passes (the run
+    // queue is LIFO): check before arming the 2 s timer, which costs a timer
+    // queue update per stop.
+    for _ in 0..2 {
+        if acked() {
+            return Ok(());
+        }
+        embassy_futures::yield_now().await;
+    }
+    match notify::wait_for_within(SHUTDOWN_ACK_TIMEOUT, || acked().then_some(())).await {
         Some(()) => Ok(()),
         None => {
             log_warn!("`{}` missed its shutdown ack", node.name);

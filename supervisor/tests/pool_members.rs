@@ -74,5 +74,6 @@ fn task_node_size() {
         "size_of::<TaskNode>() on this host = {} bytes",
         core::mem::size_of::<TaskNode>()
     );
-    assert!(core::mem::size_of::<TaskNode>() <= 64);
+    // 64 bytes on a 64-bit host, 8 more with `liveness` (the heartbeat word, padded).
+    assert!(core::mem::size_of::<TaskNode>() <= 72);
 }
