@@ -259,7 +259,10 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
             }
         };
         let key = name.to_string();
-        if names.contains_key(&key) {
+        if let std::collections::hash_map::Entry::Vacant(v) = names.entry(key.clone()) {
+            first_origins.insert(key, origin.clone());
+            v.insert((target, name.span()));
+        } else {
             let first_origin = first_origins.get(&key).cloned().flatten();
             let where_first = match first_origin {
                 Some(f) => format!(" (first declared in fragment `{f}`)"),
@@ -273,9 +276,6 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                      statics and must be unique in the graph; rename one of them"
                 ),
             );
-        } else {
-            first_origins.insert(key.clone(), origin.clone());
-            names.insert(key, (target, name.span()));
         }
     }
     let first_slots: Vec<usize> = {
