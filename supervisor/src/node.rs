@@ -484,6 +484,8 @@ impl TaskNode {
     pub(crate) fn request_shutdown(&self) {
         self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
         self.task_waker.wake();
+        // A second task waiting on this node waits with the observers.
+        notify::changed();
     }
 
     /// Ask an idle instance to stop; `false` (and nothing requested) if it
@@ -500,6 +502,7 @@ impl TaskNode {
             .is_ok();
         if requested {
             self.task_waker.wake();
+            notify::changed();
         }
         requested
     }
@@ -544,8 +547,10 @@ fn now_ticks32() -> u32 {
 }
 
 /// The one waker of the node's own task (it waits for a stop or a resume).
-/// Registering a different waker wakes the previous one, so two tasks waiting
-/// on the same node both make progress instead of one hanging.
+/// A second task waiting on the same node displaces the first waker into the
+/// crate-wide observer list (which every stop and resume also wakes), so both
+/// wake on the event. Waking the displaced waker instead would make the two
+/// tasks re-register, displace and wake each other forever: a busy loop.
 struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
 
 impl TaskWaker {
@@ -565,7 +570,7 @@ impl TaskWaker {
             }
         });
         if let Some(old) = displaced {
-            old.wake();
+            notify::register(&old);
         }
     }
 

@@ -38,6 +38,11 @@ pub(crate) fn changed() {
     WAITERS.lock(|w| w.borrow_mut().wake());
 }
 
+/// Keep `waker` registered until the next change, without waking anything now.
+pub(crate) fn register(waker: &core::task::Waker) {
+    WAITERS.lock(|w| w.borrow_mut().register(waker));
+}
+
 /// The change counter (wraps; compare for inequality only).
 pub(crate) fn epoch() -> u32 {
     EPOCH.load(Ordering::Acquire)
