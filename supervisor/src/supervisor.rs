@@ -456,7 +456,19 @@ impl<const N: usize> Supervisor<N> {
 
 /// Ask `node` to stop and wait (bounded) for its ack.
 pub(crate) async fn stop(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    node.request_shutdown();
+    // Queue ourselves before waking the worker: embassy's run queue is LIFO,
+    // so a worker on this executor runs (and acks) before our next poll.
+    let mut requested = false;
+    core::future::poll_fn(|cx| {
+        if requested {
+            return core::task::Poll::Ready(());
+        }
+        requested = true;
+        cx.waker().wake_by_ref();
+        node.request_shutdown();
+        core::task::Poll::Pending
+    })
+    .await;
     await_ack(node).await
 }
 
