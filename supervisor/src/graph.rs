@@ -22,6 +22,9 @@ pub struct Graph<const N: usize> {
     pub deps: [&'static [u8]; N],
     /// Slot indices in dependency order (dependencies first).
     pub order: [u8; N],
+    /// Per slot, its position in `order`: a cascade walks only the part of
+    /// the order its nodes can reach.
+    rank: [u8; N],
     /// The graph's elastic pools; a member's `TaskNode::in_pool` indexes here.
     #[cfg(feature = "pool")]
     pub pools: &'static [&'static dyn crate::pool::Pool],
@@ -37,10 +40,12 @@ impl<const N: usize> Graph<N> {
     /// Fails const evaluation (a compile error for a `static`) on a dependency
     /// cycle, an out-of-range dependency index, or more than 256 slots.
     pub const fn new(nodes: [Option<&'static TaskNode>; N], deps: [&'static [u8]; N]) -> Self {
+        let order = topological_order(&deps);
         Self {
             nodes,
             deps,
-            order: topological_order(&deps),
+            order,
+            rank: ranks(&order),
             #[cfg(feature = "pool")]
             pools: &[],
             #[cfg(feature = "readiness")]
@@ -76,6 +81,11 @@ impl<const N: usize> Graph<N> {
             .position(|n| n.is_some_and(|n| core::ptr::eq(n, node)))
     }
 
+    /// The position of slot `i` in [`order`](Self::order).
+    pub fn rank(&self, i: usize) -> usize {
+        self.rank[i] as usize
+    }
+
     /// The node in slot `i`, if present.
     pub fn node(&self, i: usize) -> Option<&'static TaskNode> {
         self.nodes.get(i).copied().flatten()
@@ -107,6 +117,17 @@ const fn topological_order<const N: usize>(deps: &[&'static [u8]; N]) -> [u8; N]
         );
     }
     order
+}
+
+/// The inverse permutation of `order`.
+const fn ranks<const N: usize>(order: &[u8; N]) -> [u8; N] {
+    let mut rank = [0u8; N];
+    let mut pos = 0;
+    while pos < N {
+        rank[order[pos] as usize] = pos as u8;
+        pos += 1;
+    }
+    rank
 }
 
 const fn all_placed<const N: usize>(deps: &[u8], placed: &[bool; N]) -> bool {

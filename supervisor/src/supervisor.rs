@@ -229,22 +229,23 @@ impl<const N: usize> Supervisor<N> {
             return;
         }
         self.halted.store(false, Ordering::Release);
-        let mut set = [false; N];
-        self.mark(&mut set, seed);
-        // Reverse order visits every dependent before its dependencies, so one
-        // pass closes the set over dependencies: O(nodes + edges).
-        for &i in self.graph.order.iter().rev() {
-            if set[i as usize] {
+        let mut set = Cascade::new();
+        set.mark(self.graph, seed);
+        // Walking the order backwards from the seed visits every dependent
+        // before its dependencies (and nothing after the seed can be one), so
+        // one pass closes the set over dependencies: O(nodes + edges).
+        for &i in self.graph.order[..=set.hi].iter().rev() {
+            if set.has(i as usize) {
                 for &d in self.graph.deps[i as usize] {
-                    self.mark(&mut set, d as usize);
+                    set.mark(self.graph, d as usize);
                 }
             }
         }
-        for &i in self.graph.order.iter() {
+        for &i in &self.graph.order[set.lo..=set.hi] {
             let Some(n) = self.graph.node(i as usize) else {
                 continue;
             };
-            if !set[i as usize] {
+            if !set.has(i as usize) {
                 continue;
             }
             n.set_disabled(false);
@@ -271,52 +272,36 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        let mut set = [false; N];
-        self.mark(&mut set, seed);
-        // Forward order visits every dependency before its dependents: one
+        let mut set = Cascade::new();
+        set.mark(self.graph, seed);
+        // Walking the order forwards from the seed visits every dependency
+        // before its dependents (and nothing before the seed can be one): one
         // pass closes the set over dependents, O(nodes + edges).
-        for &i in self.graph.order.iter() {
+        for &i in &self.graph.order[set.lo..] {
             let i = i as usize;
-            if !set[i] && self.graph.deps[i].iter().any(|&d| set[d as usize]) {
-                self.mark(&mut set, i);
+            if !set.has(i) && self.graph.deps[i].iter().any(|&d| set.has(d as usize)) {
+                set.mark(self.graph, i);
             }
         }
+        let span = &self.graph.order[set.lo..=set.hi];
         // Latch first, all at once, so no bring-up path (a pool regrow) can
         // restart a member while its siblings are being stopped.
-        for (i, n) in self.graph.nodes.iter().enumerate() {
-            if let Some(n) = n
-                && set[i]
+        for &i in span {
+            if let Some(n) = self.graph.node(i as usize)
+                && set.has(i as usize)
             {
                 n.set_disabled(true);
             }
         }
-        for &i in self.graph.order.iter().rev() {
+        for &i in span.iter().rev() {
             if let Some(n) = self.graph.node(i as usize)
-                && set[i as usize]
+                && set.has(i as usize)
                 && n.is_running()
             {
                 stop(n).await?;
             }
         }
         Ok(())
-    }
-
-    /// Add slot `i` to a cascade set, with its whole pool if it is a pool
-    /// member. Detached nodes never join.
-    fn mark(&self, set: &mut [bool; N], i: usize) {
-        let Some(n) = self.graph.node(i) else { return };
-        if n.is_detached() {
-            return;
-        }
-        set[i] = true;
-        #[cfg(feature = "pool")]
-        if let Some(pool) = self.graph.pools.get(n.pool as usize) {
-            for m in pool.members() {
-                if self.graph.node(m).is_some_and(|n| !n.is_detached()) {
-                    set[m] = true;
-                }
-            }
-        }
     }
 
     // ---- the one bring-up path ------------------------------------------
@@ -495,6 +480,53 @@ pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTim
             crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
             Err(ShutdownTimeout { node })
         }
+    }
+}
+
+/// The node set of one cascade, with the span of the dependency order it
+/// occupies (ranks `lo..=hi`), so its passes skip the rest of the graph.
+struct Cascade<const N: usize> {
+    set: [bool; N],
+    lo: usize,
+    hi: usize,
+}
+
+impl<const N: usize> Cascade<N> {
+    fn new() -> Self {
+        Self {
+            set: [false; N],
+            lo: N,
+            hi: 0,
+        }
+    }
+
+    fn has(&self, i: usize) -> bool {
+        self.set[i]
+    }
+
+    /// Add slot `i`, with its whole pool if it is a pool member. Detached
+    /// nodes never join.
+    fn mark(&mut self, graph: &Graph<N>, i: usize) {
+        let Some(n) = graph.node(i) else { return };
+        if n.is_detached() {
+            return;
+        }
+        self.add(graph, i);
+        #[cfg(feature = "pool")]
+        if let Some(pool) = graph.pools.get(n.pool as usize) {
+            for m in pool.members() {
+                if graph.node(m).is_some_and(|n| !n.is_detached()) {
+                    self.add(graph, m);
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, graph: &Graph<N>, i: usize) {
+        self.set[i] = true;
+        let r = graph.rank(i);
+        self.lo = self.lo.min(r);
+        self.hi = self.hi.max(r);
     }
 }
 
