@@ -69,6 +69,10 @@ pub struct Rec {
     /// Nodes the current step must leave down: an ack while a dependent in
     /// this set still runs broke reverse-dependency order.
     expect_down: AtomicU32,
+    /// Nodes that were down when the current step began: a spawn while one
+    /// of its dependents in this set is already up means that dependent
+    /// (spawned or resumed) came up first.
+    was_down: AtomicU32,
 }
 
 impl Rec {
@@ -78,6 +82,7 @@ impl Rec {
             violations: Mutex::new(Vec::new()),
             expect_up: AtomicU32::new(0),
             expect_down: AtomicU32::new(0),
+            was_down: AtomicU32::new(0),
         }
     }
 
@@ -120,6 +125,11 @@ impl Rec {
         self.expect_down.store(down, Ordering::SeqCst);
     }
 
+    /// Arm the came-up-first check for the next step (bit i = slot i).
+    pub fn was_down(&self, down: u32) {
+        self.was_down.store(down, Ordering::SeqCst);
+    }
+
     pub fn take_violations(&self) -> Vec<String> {
         std::mem::take(&mut *self.violations.lock().unwrap())
     }
@@ -138,6 +148,17 @@ impl Rec {
                     "`{}` spawned before its dependency `{}`",
                     name(g, i),
                     dep.name
+                ));
+            }
+        }
+        let was_down = self.was_down.load(Ordering::SeqCst);
+        for m in closure(i, false) {
+            let dependent = g.node(m).unwrap();
+            if was_down & (1 << m) != 0 && dependent.is_running() {
+                self.violation(format!(
+                    "`{}` came up before its dependency `{}`",
+                    dependent.name,
+                    name(g, i)
                 ));
             }
         }

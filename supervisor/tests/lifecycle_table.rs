@@ -57,9 +57,13 @@ kit_test!(
         assert_eq!(REC.count(Spawn, P_I), 1);
         SUP.teardown().await.unwrap();
         assert!(parked(&P, &K[P_I]));
+        // BASE's spawn checks that P (down until now) is not resumed first
+        // (X, detached, stayed up).
+        REC.was_down(!(1 << X_I));
         SUP.start(s).await.unwrap();
         assert!(P.is_running() && !P.shutdown_requested());
         settle().await;
+        assert_eq!(REC.take_violations(), Vec::<String>::new());
         assert_eq!(
             REC.count(Spawn, P_I),
             1,
@@ -315,6 +319,7 @@ kit_test!(
         REC.clear();
         // Every spawn checks that the deps this step brings up are already up.
         REC.expect(1 << BASE_I | 1 << T_I | 1 << P_I | 1 << TOP_I, 0);
+        REC.was_down(!(1 << X_I));
         SUP.activate(&TOP, s).await;
         settle().await;
         assert_eq!(REC.order(Spawn), [BASE_I, T_I, TOP_I]);

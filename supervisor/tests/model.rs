@@ -4,8 +4,11 @@
 //! model of the spec's lifecycle table. After every step:
 //!
 //! - dependencies up before dependents: every spawn checks that the deps the
-//!   step must leave up are already running (in the spawn fn, so in the
-//!   supervisor's order, not the executor's poll order);
+//!   step must leave up are already running, and that no dependent that was
+//!   down when the step began is up yet (a `Pause` resume has no hook of its
+//!   own; this catches one that came before its dependency's spawn). Checked
+//!   in the spawn fn, so in the supervisor's order, not the executor's poll
+//!   order;
 //! - dependents down before dependencies: every ack checks that the
 //!   dependents the step must leave down are already down;
 //! - no double spawn: each task has a `TaskPool` of 1, so a double spawn is a
@@ -367,6 +370,7 @@ async fn driver(s: Spawner) {
         for step in 0..STEPS {
             let v = pick(&mut rng, &model);
             history.push(v);
+            REC.was_down(model.mask(|n| !n.running));
             let expect_ok = model.apply(v);
             let up = model.mask(|n| n.running);
             REC.expect(up, !up & ((1 << N) - 1));
@@ -374,6 +378,7 @@ async fn driver(s: Spawner) {
             let ok = run_verb(v, s).await;
             settle().await;
             REC.expect(0, 0);
+            REC.was_down(0);
             let events = REC.events()[before..].to_vec();
             let mut problems = diff(&model, &events);
             if ok != expect_ok {
