@@ -237,3 +237,78 @@ kit_test!(
         assert_eq!((RES.get(), RES2.get()), (Some(1), Some(2)), "nothing taken");
     }
 );
+
+kit_test!(
+    missed_ack__deactivate_aborts_before_stopping_the_dependency,
+    |s| {
+        provide();
+        SUP.start(s).await.unwrap();
+        settle().await;
+        K[TOP_I].wedge.store(true, Ordering::SeqCst);
+        let (res, ()) = join(SUP.deactivate(&T), advance_after_idle(past_ack())).await;
+        assert_eq!(res.unwrap_err().node.name, "TOP");
+        assert!(
+            T.is_running() && !T.shutdown_requested(),
+            "TOP may still use T"
+        );
+        assert!(
+            T.is_disabled() && TOP.is_disabled(),
+            "the latch is set up front"
+        );
+    }
+);
+
+/// A node with its own pre-spawn wait (`slot_timeout: 500`).
+mod slow_gate {
+    use super::*;
+    use embassy_executor::Spawner;
+    use embassy_supervisor::{Gate, Graph, Mode, ResourceSlot, Supervisor};
+
+    pub static SLOT: ResourceSlot<u8> = ResourceSlot::new();
+    pub static S: TaskNode = TaskNode::new("S", Mode::Terminate)
+        .with_spawn(spawn_s)
+        .with_resources(&[&SLOT as &dyn Gate])
+        .with_slot_timeout(500)
+        .at(0);
+    pub static GRAPH: Graph<1> = Graph::new([Some(&S)], [&[]]);
+    pub static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
+
+    #[embassy_executor::task]
+    async fn worker() {
+        let _ = S.run_cancellable_acked(core::future::pending::<()>()).await;
+        S.mark_exited();
+    }
+
+    fn spawn_s(s: Spawner) -> Result<(), SpawnError> {
+        s.spawn(worker()?);
+        Ok(())
+    }
+
+    #[embassy_executor::task]
+    pub async fn driver(s: Spawner) {
+        assert_eq!(S.slot_timeout(), Duration::from_millis(500));
+        // Well past the 100 ms default, still waiting.
+        let early = embassy_futures::select::select(SUP.start_node(&S, s), async {
+            advance_after_idle(Duration::from_millis(499)).await;
+            settle().await;
+        })
+        .await;
+        assert!(
+            matches!(early, embassy_futures::select::Either::Second(())),
+            "gave up before its own slot_timeout"
+        );
+        let (res, ()) = join(
+            SUP.start_node(&S, s),
+            advance_after_idle(Duration::from_millis(501)),
+        )
+        .await;
+        assert!(matches!(res, Err(SpawnError::Busy)));
+        assert!(!S.is_running());
+        common::pass();
+    }
+}
+
+#[test]
+fn gate_wait__a_node_slot_timeout_replaces_the_default() {
+    common::run(&[&slow_gate::S], |s| s.spawn(slow_gate::driver(s).unwrap()));
+}
