@@ -309,6 +309,7 @@ mod slow_gate {
 }
 
 #[test]
+#[allow(non_snake_case)]
 fn gate_wait__a_node_slot_timeout_replaces_the_default() {
     common::run(&[&slow_gate::S], |s| s.spawn(slow_gate::driver(s).unwrap()));
 }
