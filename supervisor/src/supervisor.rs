@@ -229,7 +229,7 @@ impl<const N: usize> Supervisor<N> {
             return;
         }
         self.halted.store(false, Ordering::Release);
-        let mut set = Cascade::new();
+        let mut set = Cascade::new(false);
         set.mark(self.graph, seed);
         // Walking the order backwards from the seed visits every dependent
         // before its dependencies (and nothing after the seed can be one), so
@@ -272,7 +272,10 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        let mut set = Cascade::new();
+        // The cascade latches `disabled` on each node as it joins, before any
+        // stop: no bring-up path (a pool regrow) can restart a member while
+        // its siblings are being stopped.
+        let mut set = Cascade::new(true);
         set.mark(self.graph, seed);
         // Walking the order forwards from the seed visits every dependency
         // before its dependents (and nothing before the seed can be one): one
@@ -284,15 +287,6 @@ impl<const N: usize> Supervisor<N> {
             }
         }
         let span = &self.graph.order[set.lo..=set.hi];
-        // Latch first, all at once, so no bring-up path (a pool regrow) can
-        // restart a member while its siblings are being stopped.
-        for &i in span {
-            if let Some(n) = self.graph.node(i as usize)
-                && set.has(i as usize)
-            {
-                n.set_disabled(true);
-            }
-        }
         for &i in span.iter().rev() {
             if let Some(n) = self.graph.node(i as usize)
                 && set.has(i as usize)
@@ -489,14 +483,17 @@ struct Cascade<const N: usize> {
     set: [bool; N],
     lo: usize,
     hi: usize,
+    /// Latch `disabled` on every node that joins (a deactivation).
+    latch: bool,
 }
 
 impl<const N: usize> Cascade<N> {
-    fn new() -> Self {
+    fn new(latch: bool) -> Self {
         Self {
             set: [false; N],
             lo: N,
             hi: 0,
+            latch,
         }
     }
 
@@ -511,19 +508,24 @@ impl<const N: usize> Cascade<N> {
         if n.is_detached() {
             return;
         }
-        self.add(graph, i);
+        self.add(graph, i, n);
         #[cfg(feature = "pool")]
         if let Some(pool) = graph.pools.get(n.pool as usize) {
             for m in pool.members() {
-                if graph.node(m).is_some_and(|n| !n.is_detached()) {
-                    self.add(graph, m);
+                if let Some(member) = graph.node(m)
+                    && !member.is_detached()
+                {
+                    self.add(graph, m, member);
                 }
             }
         }
     }
 
-    fn add(&mut self, graph: &Graph<N>, i: usize) {
+    fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
         self.set[i] = true;
+        if self.latch {
+            n.set_disabled(true);
+        }
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
