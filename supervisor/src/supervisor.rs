@@ -145,7 +145,9 @@ impl<const N: usize> Supervisor<N> {
     async fn bring_up_in_order(
         &self,
         spawner: Spawner,
-        wanted: impl Fn(&TaskNode) -> bool,
+        // A fn pointer, not `impl Fn`: one copy of this state machine serves
+        // both callers.
+        wanted: fn(&TaskNode) -> bool,
     ) -> Result<(), SpawnError> {
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
