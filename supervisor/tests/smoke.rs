@@ -7,7 +7,9 @@ use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
 
 #[embassy_executor::task]
 async fn worker(node: &'static TaskNode) {
-    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
     node.mark_exited();
 }
 
@@ -16,7 +18,9 @@ fn spawn_a(s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static A: TaskNode = TaskNode::new("A", Mode::Terminate).with_spawn(spawn_a).at(0);
+static A: TaskNode = TaskNode::new("A", Mode::Terminate)
+    .with_spawn(spawn_a)
+    .at(0);
 static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
 static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 
