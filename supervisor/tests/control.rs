@@ -1,6 +1,7 @@
 //! Runtime control: `apply_control` routing and cascades (pool members expand
 //! to the whole pool, foreign nodes are no-ops), `run` driving control, and a
 //! control storm in which nothing is lost.
+#![cfg(all(feature = "control", feature = "pool"))]
 mod common;
 
 use core::sync::atomic::{AtomicU32, Ordering};

@@ -1,5 +1,6 @@
 //! Regression tests for /work/shared/design/pitfalls.md items 10–12 (items 8
 //! and 9 live in pool_policy.rs and pool_driver.rs).
+#![cfg(all(feature = "control", feature = "pool"))]
 mod common;
 
 use embassy_executor::{SpawnError, Spawner};

@@ -2,6 +2,7 @@
 //! growing onto a down dependency and retrying when it comes back, the
 //! idleness re-check before a shrink, and a wedged member surfacing as
 //! `ShutdownTimeout`.
+#![cfg(feature = "pool")]
 mod common;
 
 use core::sync::atomic::{AtomicBool, Ordering};

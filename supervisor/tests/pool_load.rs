@@ -2,6 +2,7 @@
 //! the mock clock while the dependency goes down and up. After every step: the
 //! pool never exceeds `max`, never sits below `min` while it can grow, never
 //! grows while its dependency is down; at the end it settles to `min`.
+#![cfg(feature = "pool")]
 mod common;
 
 use embassy_executor::{SpawnError, Spawner};

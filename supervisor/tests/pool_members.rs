@@ -1,5 +1,6 @@
 //! `ElasticPool::member_index` and `Graph::index_of`: O(1) lookups that never
 //! answer for a node that is not a member.
+#![cfg(feature = "pool")]
 use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, TaskNode};
 use embassy_time::Duration;
 

@@ -1,4 +1,5 @@
 //! `DeferredShrink` as a pure decision function: no executor, exact instants.
+#![cfg(feature = "pool")]
 use embassy_supervisor::{DeferredShrink, PoolAction, PoolLoad, ScalingPolicy};
 use embassy_time::{Duration, Instant};
 

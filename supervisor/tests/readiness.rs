@@ -1,7 +1,7 @@
 //! Feature `readiness`: the `ready` dep marker holds a dependent's spawn until
 //! the dependency calls `set_ready()`, bounded by the dependent's slot timeout;
 //! pool growth defers while a ready-marked dependency is not ready.
-#![cfg(feature = "readiness")]
+#![cfg(all(feature = "readiness", feature = "pool"))]
 mod common;
 
 use embassy_executor::{SpawnError, Spawner};

@@ -1,5 +1,6 @@
 //! `Supervisor::run`: bring-up, then control commands and pool scaling from one
 //! loop; it returns only on error, and the error names the node.
+#![cfg(all(feature = "control", feature = "pool"))]
 mod common;
 
 use core::sync::atomic::{AtomicBool, Ordering};
