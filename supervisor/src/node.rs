@@ -364,7 +364,7 @@ impl TaskNode {
     /// The node starts a fresh activation (pre-spawn reset) and reads as
     /// running. Call it with the token, before `Spawner::spawn`.
     pub fn adopt<S>(&self, _token: &SpawnToken<S>) {
-        self.begin_activation();
+        let _ = self.begin_activation();
         notify::changed();
     }
 
@@ -427,6 +427,11 @@ impl TaskNode {
         self.state.fetch_or(flag::STARTING, Ordering::AcqRel) & flag::STARTING == 0
     }
 
+    /// A bring-up holds the spawn claim.
+    pub(crate) fn is_claimed(&self) -> bool {
+        self.has(flag::STARTING)
+    }
+
     pub(crate) fn release_claim(&self) {
         self.state.fetch_and(!flag::STARTING, Ordering::AcqRel);
     }
@@ -434,37 +439,47 @@ impl TaskNode {
     /// Pre-spawn reset + running, in one step: the instance about to start (or
     /// resume) sees a clean slate and reads as up before its first poll, so an
     /// exit on another core cannot be overwritten.
-    pub(crate) fn begin_activation(&self) {
-        let _ = self
+    /// Returns the flags it replaced, for [`abort_activation`](Self::abort_activation).
+    pub(crate) fn begin_activation(&self) -> u16 {
+        let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 Some((f & !flag::RESET) | flag::RUNNING)
-            });
+            })
+            .unwrap_or_else(|f| f);
         #[cfg(feature = "liveness")]
         self.beat();
+        before
     }
 
     /// [`begin_activation`](Self::begin_activation) only if no instance is up
     /// and no other operation holds the spawn claim: claim and activation in
     /// one atomic step, for nodes with nothing to wait for.
-    pub(crate) fn try_begin_activation(&self) -> bool {
-        let activated = self
+    /// Returns the flags it replaced, or `None` if it did nothing.
+    pub(crate) fn try_begin_activation(&self) -> Option<u16> {
+        let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 (f & (flag::RUNNING | flag::STARTING) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })
-            .is_ok();
+            .ok();
         #[cfg(feature = "liveness")]
-        if activated {
+        if before.is_some() {
             self.beat();
         }
-        activated
+        before
     }
 
-    /// Undo [`begin_activation`](Self::begin_activation) after a failed spawn.
-    pub(crate) fn abort_activation(&self) {
-        self.state.fetch_and(!flag::RUNNING, Ordering::AcqRel);
+    /// Undo [`begin_activation`](Self::begin_activation) after a failed spawn:
+    /// no instance started, so the node keeps the status it had (a stopped
+    /// node still reads as stopped, not as "exited on its own").
+    pub(crate) fn abort_activation(&self, before: u16) {
+        let _ = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
+            });
     }
 
     /// Resume a parked `Pause` instance in place.

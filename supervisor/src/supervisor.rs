@@ -319,7 +319,7 @@ impl<const N: usize> Supervisor<N> {
             // is up unless its instance was stopped, which only the
             // application can undo (by spawning and `adopt`ing it again).
             if !node.shutdown_requested() {
-                node.begin_activation();
+                let _ = node.begin_activation();
             } else {
                 log_debug!(
                     "`{}` is app-spawned and was stopped; not restarted",
@@ -330,24 +330,14 @@ impl<const N: usize> Supervisor<N> {
         };
         let spawned = if self.has_gates(node) {
             let Some(_claim) = Claim::take(node) else {
-                log_warn!(
-                    "`{}` is already being started by another operation",
-                    node.name
-                );
-                return self.fail(node, SpawnError::Busy);
+                return join_other_bring_up(node).await;
             };
             self.gated_spawn(node, spawn, spawner).await
-        } else if node.try_begin_activation() {
+        } else if let Some(before) = node.try_begin_activation() {
             // Nothing to wait for: claiming and activating are one atomic step.
-            spawn(spawner).inspect_err(|_| node.abort_activation())
-        } else if node.is_running() {
-            return Ok(()); // another operation started it meanwhile
+            spawn(spawner).inspect_err(|_| node.abort_activation(before))
         } else {
-            log_warn!(
-                "`{}` is already being started by another operation",
-                node.name
-            );
-            Err(SpawnError::Busy)
+            return join_other_bring_up(node).await;
         };
         // No change notification here: each verb notifies once when done,
         // not once per node.
@@ -421,8 +411,8 @@ impl<const N: usize> Supervisor<N> {
             );
             return Err(SpawnError::Busy);
         }
-        node.begin_activation();
-        spawn(spawner).inspect_err(|_| node.abort_activation())
+        let before = node.begin_activation();
+        spawn(spawner).inspect_err(|_| node.abort_activation(before))
     }
 
     fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
@@ -540,13 +530,27 @@ struct Claim(&'static TaskNode);
 
 impl Claim {
     fn take(node: &'static TaskNode) -> Option<Self> {
-        node.try_claim().then_some(Self(node))
+        // `then`, not `then_some`: a `Claim` built and dropped on failure would
+        // release the claim another operation holds.
+        node.try_claim().then(|| Self(node))
     }
 }
 
 impl Drop for Claim {
     fn drop(&mut self) {
         self.0.release_claim();
+        notify::changed(); // a concurrent bring-up may be waiting for the outcome
+    }
+}
+
+/// Another operation holds the node's spawn claim (it is waiting for the
+/// node's gates): its outcome is ours. Bounded by that operation's gate waits.
+async fn join_other_bring_up(node: &'static TaskNode) -> Result<(), SpawnError> {
+    notify::wait_for(|| (!node.is_claimed()).then_some(())).await;
+    if node.is_running() {
+        Ok(())
+    } else {
+        Err(SpawnError::Busy)
     }
 }
 
