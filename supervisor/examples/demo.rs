@@ -1,5 +1,5 @@
 //! Host demo: a five-node graph brought up in dependency order, torn down in
-//! reverse, woken again (`respawn_terminate` + `resume_pausable`), then
+//! reverse, woken again (`resume_pausable` + `respawn_terminate`), then
 //! cycled once more with `start()`, printing every transition with its time.
 //!
 //! ```text
@@ -158,14 +158,16 @@ async fn demo(s: Spawner) -> Result<(), String> {
     say("supervisor", "(sleeping 200 ms)");
     Timer::after(Duration::from_millis(200)).await;
 
+    // The wake pair, thaw first: SENSOR resumes in place before APP, which
+    // depends on it, is respawned.
     say(
         "supervisor",
-        "wake: respawn_terminate() + resume_pausable()",
+        "wake: resume_pausable() + respawn_terminate()",
     );
+    SUP.resume_pausable();
     SUP.respawn_terminate(s)
         .await
         .map_err(|e| format!("respawn_terminate: {e}"))?;
-    SUP.resume_pausable();
     run_for(90).await;
 
     say("supervisor", "teardown(), then start(): the one-call wake");
