@@ -528,6 +528,13 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         }
     }
 
+    /// RAM per queued job (target pointer, watch index, payload).
+    pub const QUEUED_JOB_BYTES: usize = core::mem::size_of::<Option<Job<P>>>();
+    /// RAM per slot, its `DEPTH` queue included.
+    pub const SLOT_BYTES: usize = core::mem::size_of::<Slot<P, DEPTH>>();
+    /// RAM per intake entry.
+    pub const INTAKE_ENTRY_BYTES: usize = core::mem::size_of::<Option<Pending<P>>>();
+
     /// Hand `spec` to the controller without waiting: `Err` with the spec
     /// back if the intake is full or a teardown is in progress.
     pub fn try_submit(&self, spec: ControllerSpec<P>) -> Result<(), SubmitError<P>> {
