@@ -37,7 +37,7 @@ fn main() {
     for i in 0..max_n {
         writeln!(
             s,
-            "    TaskNode::new(\"w{i}\", Mode::Terminate).with_spawn(spawn_w::<{i}>).at({i}),"
+            "    TaskNode::new(\"w{i}\", Mode::Terminate).with_spawn(spawn_worker).at({i}),"
         )
         .unwrap();
     }

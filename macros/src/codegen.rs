@@ -273,7 +273,7 @@ fn emit_node(m: &Model, u: &Unit) -> TokenStream {
         out.extend(quote! {
             #cfg
             #[allow(non_snake_case)]
-            fn #spawn_fn_name(spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+            fn #spawn_fn_name(_: &'static #rt::TaskNode, spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
                 #body
             }
         });
@@ -391,7 +391,7 @@ fn emit_pool(m: &Model, u: &Unit) -> TokenStream {
     let has_spawn = !matches!(u.spawn, Spawn::Parked);
     let spawn_fn_name = spawn_name(m, u);
     let members = (0..k).map(|i| {
-        let f = has_spawn.then(|| quote!(#spawn_fn_name::<#i>));
+        let f = has_spawn.then(|| quote!(#spawn_fn_name));
         node_expr(u, u.first_slot + i, Some(i), f)
     });
     let pool_name = format_ident!("{}_POOL", name);
@@ -436,11 +436,15 @@ fn emit_pool(m: &Model, u: &Unit) -> TokenStream {
     };
     out.extend(member_gate_statics(u));
     if has_spawn {
-        let body = glue_body(m, u, quote!(&#name[I]), quote!(I));
+        let body = glue_body(m, u, quote!(__es_node), quote!(__es_member));
         out.extend(quote! {
             #cfg
             #[allow(non_snake_case)]
-            fn #spawn_fn_name<const I: usize>(spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+            // One spawn fn for every member: it finds the member's index
+            // (for its per-member resource slots) from the node it is given.
+            fn #spawn_fn_name(__es_node: &'static #rt::TaskNode, spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+                let __es_member = #pool_name.member_index(__es_node).ok_or(#ex::SpawnError::Busy)?;
+                let _ = __es_member;
                 #body
             }
         });

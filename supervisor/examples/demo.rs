@@ -106,19 +106,19 @@ fn spawn_service(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> 
     Ok(())
 }
 
-fn spawn_power(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_power(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_service(&POWER, s)
 }
-fn spawn_bus(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_bus(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_service(&BUS, s)
 }
-fn spawn_net(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_net(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_service(&NET, s)
 }
-fn spawn_app(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_app(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_service(&APP, s)
 }
-fn spawn_sensor(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_sensor(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let token = sensor(&SENSOR)?;
     say(SENSOR.name, "spawned");
     s.spawn(token);

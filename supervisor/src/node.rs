@@ -32,11 +32,14 @@ pub enum Mode {
     OnDemand,
 }
 
-/// How the supervisor spawns a node: build the task's `SpawnToken` and hand it
-/// to the spawner (or to a [`SpawnerSlot`](crate::SpawnerSlot) for an
-/// `executor:` node). It must leave every resource where it found it when it
-/// fails (the generated glue does).
-pub type SpawnFn = fn(Spawner) -> Result<(), SpawnError>;
+/// How the supervisor spawns a node: build the task's `SpawnToken` for `node`
+/// and hand it to the spawner (or to a [`SpawnerSlot`](crate::SpawnerSlot) for
+/// an `executor:` node). It receives the node, so one fn serves every node
+/// that runs the same task (a pool's members, a hand-built graph of alike
+/// workers). It must leave every resource where it found it when it fails:
+/// take resources as [`Lent`](crate::Lent) task arguments (the generated glue
+/// does).
+pub type SpawnFn = fn(&'static TaskNode, Spawner) -> Result<(), SpawnError>;
 
 /// Flag bits of [`TaskNode`]'s 16-bit state word. One atomic word keeps every
 /// transition a single read-modify-write, so an observer on another core never
@@ -61,6 +64,9 @@ pub(crate) mod flag {
     /// A supervisor operation has claimed the node to spawn it (guards
     /// against two concurrent verbs spawning the same node twice).
     pub const STARTING: u16 = 1 << 8;
+    /// More than one task has waited on this node's task waker: the others
+    /// wait in the crate-wide observer list, which stop requests must wake.
+    pub const SHARED_WAIT: u16 = 1 << 9;
     /// Flags a fresh activation starts without.
     pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME;
 }
@@ -247,7 +253,7 @@ impl TaskNode {
             if self.shutdown_requested() {
                 return Poll::Ready(());
             }
-            self.task_waker.register(cx.waker());
+            self.register_task_waker(cx.waker());
             if self.shutdown_requested() {
                 Poll::Ready(())
             } else {
@@ -312,7 +318,7 @@ impl TaskNode {
             if self.take_resume() {
                 return Poll::Ready(());
             }
-            self.task_waker.register(cx.waker());
+            self.register_task_waker(cx.waker());
             if self.take_resume() {
                 Poll::Ready(())
             } else {
@@ -497,10 +503,33 @@ impl TaskNode {
 
     /// Ask the instance to stop (or pause).
     pub(crate) fn request_shutdown(&self) {
-        self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
+        let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
         self.task_waker.wake();
-        // A second task waiting on this node waits with the observers.
-        notify::changed();
+        // Other tasks waiting on this node wait with the observers; only then
+        // does a stop cost an observer wake-up.
+        if before & flag::SHARED_WAIT != 0 {
+            notify::changed();
+        }
+    }
+
+    /// Register the waker of a task waiting for a stop or a resume. A waker
+    /// it displaces (another task waiting on the same node) joins the
+    /// observers instead of being woken, which would make the two tasks
+    /// displace each other forever.
+    ///
+    /// No lost wake-up: a stop sets its bit and reads `SHARED_WAIT` in one
+    /// step, then notifies. Either it sees the flag and its notification
+    /// reaches the parked waker, or the notification ran before the waker was
+    /// parked, and then the epoch moved between the two reads below.
+    fn register_task_waker(&self, w: &Waker) {
+        if let Some(old) = self.task_waker.register(w) {
+            let epoch = notify::epoch();
+            self.state.fetch_or(flag::SHARED_WAIT, Ordering::AcqRel);
+            notify::register(&old);
+            if notify::epoch() != epoch {
+                old.wake();
+            }
+        }
     }
 
     /// Ask an idle instance to stop; `false` (and nothing requested) if it
@@ -562,10 +591,8 @@ fn now_ticks32() -> u32 {
 }
 
 /// The one waker of the node's own task (it waits for a stop or a resume).
-/// A second task waiting on the same node displaces the first waker into the
-/// crate-wide observer list (which every stop and resume also wakes), so both
-/// wake on the event. Waking the displaced waker instead would make the two
-/// tasks re-register, displace and wake each other forever: a busy loop.
+/// See [`TaskNode::register_task_waker`] for a second task waiting on the
+/// same node.
 struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
 
 impl TaskWaker {
@@ -573,8 +600,9 @@ impl TaskWaker {
         Self(Mutex::new(Cell::new(None)))
     }
 
-    fn register(&self, w: &Waker) {
-        let displaced = self.0.lock(|cell| match cell.take() {
+    /// Store `w`; returns the waker of another task it displaced.
+    fn register(&self, w: &Waker) -> Option<Waker> {
+        self.0.lock(|cell| match cell.take() {
             Some(old) if old.will_wake(w) => {
                 cell.set(Some(old));
                 None
@@ -583,10 +611,7 @@ impl TaskWaker {
                 cell.set(Some(w.clone()));
                 old
             }
-        });
-        if let Some(old) = displaced {
-            notify::register(&old);
-        }
+        })
     }
 
     fn wake(&self) {

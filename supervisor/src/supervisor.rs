@@ -335,7 +335,7 @@ impl<const N: usize> Supervisor<N> {
             self.gated_spawn(node, spawn, spawner).await
         } else if let Some(before) = node.try_begin_activation() {
             // Nothing to wait for: claiming and activating are one atomic step.
-            spawn(spawner).inspect_err(|_| node.abort_activation(before))
+            spawn(node, spawner).inspect_err(|_| node.abort_activation(before))
         } else {
             return join_other_bring_up(node).await;
         };
@@ -412,7 +412,7 @@ impl<const N: usize> Supervisor<N> {
             return Err(SpawnError::Busy);
         }
         let before = node.begin_activation();
-        spawn(spawner).inspect_err(|_| node.abort_activation(before))
+        spawn(node, spawner).inspect_err(|_| node.abort_activation(before))
     }
 
     fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {

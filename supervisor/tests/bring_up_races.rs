@@ -21,7 +21,7 @@ async fn lingering(node: &'static TaskNode) {
     }
 }
 
-fn spawn_l(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_l(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(lingering(&L)?);
     Ok(())
 }
@@ -72,7 +72,7 @@ async fn gated(node: &'static TaskNode, value: embassy_supervisor::Lent<u32>) {
         .await;
 }
 
-fn spawn_g(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_g(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let value = RES.lend().ok_or(SpawnError::Busy)?;
     s.spawn(gated(&G, value)?);
     Ok(())

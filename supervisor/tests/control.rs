@@ -23,7 +23,7 @@ async fn worker(node: &'static TaskNode) {
 
 macro_rules! spawner_for {
     ($f:ident, $node:expr) => {
-        fn $f(s: Spawner) -> Result<(), SpawnError> {
+        fn $f(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
             s.spawn(worker(&$node)?);
             Ok(())
         }
@@ -178,7 +178,7 @@ async fn pausable(node: &'static TaskNode) {
     }
 }
 
-fn spawn_b_pausable(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_b_pausable(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(pausable(&B)?);
     Ok(())
 }

@@ -101,22 +101,22 @@ pub fn node(i: usize) -> &'static TaskNode {
     }
 }
 
-fn spawn_a(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_a(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_job(s, A_I)
 }
-fn spawn_b(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_b(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_job(s, B_I)
 }
-fn spawn_c(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_c(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_job(s, C_I)
 }
-fn spawn_w0(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_w0(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_job(s, W_FIRST)
 }
-fn spawn_w1(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_w1(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_job(s, W_FIRST + 1)
 }
-fn spawn_w2(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_w2(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     spawn_job(s, W_FIRST + 2)
 }
 

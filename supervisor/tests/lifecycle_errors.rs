@@ -279,7 +279,7 @@ mod slow_gate {
         S.mark_exited();
     }
 
-    fn spawn_s(s: Spawner) -> Result<(), SpawnError> {
+    fn spawn_s(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
         s.spawn(worker()?);
         Ok(())
     }

@@ -400,7 +400,7 @@ macro_rules! kit_graph {
             async fn task_base() {
                 shell(&CTX, 0, ()).await
             }
-            fn spawn_base(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_base(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(0, s, task_base())
             }
 
@@ -408,7 +408,7 @@ macro_rules! kit_graph {
             async fn task_t(a: Lent<u32>, b: Lent<u32>) {
                 shell(&CTX, 1, (a, b)).await
             }
-            fn spawn_t(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_t(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 // Lents: a refused token drops them and both values go back.
                 let a = RES.lend().ok_or(SpawnError::Busy)?;
                 let b = RES2.lend().ok_or(SpawnError::Busy)?;
@@ -419,7 +419,7 @@ macro_rules! kit_graph {
             async fn task_p() {
                 shell(&CTX, 2, ()).await
             }
-            fn spawn_p(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_p(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(2, s, task_p())
             }
 
@@ -427,7 +427,7 @@ macro_rules! kit_graph {
             async fn task_top() {
                 shell(&CTX, 3, ()).await
             }
-            fn spawn_top(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_top(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(3, s, task_top())
             }
 
@@ -435,7 +435,7 @@ macro_rules! kit_graph {
             async fn task_o() {
                 shell(&CTX, 4, ()).await
             }
-            fn spawn_o(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_o(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(4, s, task_o())
             }
 
@@ -443,7 +443,7 @@ macro_rules! kit_graph {
             async fn task_d() {
                 shell(&CTX, 5, ()).await
             }
-            fn spawn_d(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_d(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(5, s, task_d())
             }
 
@@ -451,7 +451,7 @@ macro_rules! kit_graph {
             async fn task_dp() {
                 shell(&CTX, 6, ()).await
             }
-            fn spawn_dp(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_dp(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(6, s, task_dp())
             }
 
@@ -461,7 +461,7 @@ macro_rules! kit_graph {
                 X.set_detached(true);
                 shell(&CTX, 7, ()).await
             }
-            fn spawn_x(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_x(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 go(7, s, task_x())
             }
         }

@@ -15,7 +15,7 @@ async fn worker(node: &'static TaskNode) {
     node.mark_exited();
 }
 
-fn spawn_beat(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_beat(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(worker(&BEAT)?);
     Ok(())
 }

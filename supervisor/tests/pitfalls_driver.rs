@@ -47,19 +47,19 @@ async fn member(node: &'static TaskNode) {
     node.mark_exited();
 }
 
-fn spawn_s0(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_s0(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(member(&SHRINK[0])?);
     Ok(())
 }
-fn spawn_s1(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_s1(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(member(&SHRINK[1])?);
     Ok(())
 }
-fn spawn_g0(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_g0(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(member(&GROW[0])?);
     Ok(())
 }
-fn spawn_g1(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_g1(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(member(&GROW[1])?);
     Ok(())
 }

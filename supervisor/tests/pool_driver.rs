@@ -44,19 +44,19 @@ macro_rules! pool_graph {
                 AtomicBool::new(false),
             ];
 
-            fn spawn_broker(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_broker(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 s.spawn(broker(&BROKER)?);
                 Ok(())
             }
-            fn spawn_w0(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_w0(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 s.spawn(member(&WORKERS[0], &WEDGED[0])?);
                 Ok(())
             }
-            fn spawn_w1(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_w1(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 s.spawn(member(&WORKERS[1], &WEDGED[1])?);
                 Ok(())
             }
-            fn spawn_w2(s: Spawner) -> Result<(), SpawnError> {
+            fn spawn_w2(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
                 s.spawn(member(&WORKERS[2], &WEDGED[2])?);
                 Ok(())
             }

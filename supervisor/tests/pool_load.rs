@@ -20,7 +20,7 @@ async fn worker(node: &'static TaskNode) {
 
 macro_rules! spawner_for {
     ($f:ident, $node:expr) => {
-        fn $f(s: Spawner) -> Result<(), SpawnError> {
+        fn $f(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
             s.spawn(worker(&$node)?);
             Ok(())
         }

@@ -13,7 +13,7 @@ async fn worker(node: &'static TaskNode) {
     node.mark_exited();
 }
 
-fn spawn_a(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_a(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(worker(&A)?);
     Ok(())
 }

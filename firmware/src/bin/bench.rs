@@ -34,13 +34,9 @@ async fn worker(node: &'static TaskNode) {
     node.mark_exited();
 }
 
-fn spawn_w<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(&W[I])?);
-    Ok(())
-}
-
-fn spawn_p<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(&PM[I])?);
+/// One spawn fn for every node: they all run the same task.
+fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(node)?);
     Ok(())
 }
 
@@ -105,19 +101,19 @@ workload!(WIDE250, SUP_W250, 250, wide);
 // A 4-member elastic pool, min 1, shrinking as soon as a surplus appears.
 static PM: [TaskNode; POOL_K] = [
     TaskNode::new("p0", Mode::OnDemand)
-        .with_spawn(spawn_p::<0>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(0),
     TaskNode::new("p1", Mode::OnDemand)
-        .with_spawn(spawn_p::<1>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(1),
     TaskNode::new("p2", Mode::OnDemand)
-        .with_spawn(spawn_p::<2>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(2),
     TaskNode::new("p3", Mode::OnDemand)
-        .with_spawn(spawn_p::<3>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(3),
 ];

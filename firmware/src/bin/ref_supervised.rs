@@ -21,57 +21,53 @@ async fn worker(node: &'static TaskNode) {
     node.mark_exited();
 }
 
-fn spawn_c<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(&C[I])?);
-    Ok(())
-}
-
-fn spawn_p<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(&P[I])?);
+/// One spawn fn for all twelve nodes: they run the same task.
+fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(node)?);
     Ok(())
 }
 
 static C: [TaskNode; 8] = [
     TaskNode::new("C0", Mode::Terminate)
-        .with_spawn(spawn_c::<0>)
+        .with_spawn(spawn_worker)
         .at(0),
     TaskNode::new("C1", Mode::Terminate)
-        .with_spawn(spawn_c::<1>)
+        .with_spawn(spawn_worker)
         .at(1),
     TaskNode::new("C2", Mode::Terminate)
-        .with_spawn(spawn_c::<2>)
+        .with_spawn(spawn_worker)
         .at(2),
     TaskNode::new("C3", Mode::Terminate)
-        .with_spawn(spawn_c::<3>)
+        .with_spawn(spawn_worker)
         .at(3),
     TaskNode::new("C4", Mode::Terminate)
-        .with_spawn(spawn_c::<4>)
+        .with_spawn(spawn_worker)
         .at(4),
     TaskNode::new("C5", Mode::Terminate)
-        .with_spawn(spawn_c::<5>)
+        .with_spawn(spawn_worker)
         .at(5),
     TaskNode::new("C6", Mode::Terminate)
-        .with_spawn(spawn_c::<6>)
+        .with_spawn(spawn_worker)
         .at(6),
     TaskNode::new("C7", Mode::Terminate)
-        .with_spawn(spawn_c::<7>)
+        .with_spawn(spawn_worker)
         .at(7),
 ];
 static P: [TaskNode; 4] = [
     TaskNode::new("P0", Mode::OnDemand)
-        .with_spawn(spawn_p::<0>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(8),
     TaskNode::new("P1", Mode::OnDemand)
-        .with_spawn(spawn_p::<1>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(9),
     TaskNode::new("P2", Mode::OnDemand)
-        .with_spawn(spawn_p::<2>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(10),
     TaskNode::new("P3", Mode::OnDemand)
-        .with_spawn(spawn_p::<3>)
+        .with_spawn(spawn_worker)
         .in_pool(0)
         .at(11),
 ];

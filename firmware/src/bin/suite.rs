@@ -194,17 +194,17 @@ async fn pool_worker(node: &'static TaskNode) {
 
 // ---- spawn glue (what supervisor_graph! will generate) ------------------------
 
-fn spawn_bus(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_bus(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let uart = UART.lend().ok_or(SpawnError::Busy)?;
     s.spawn(bus_task(&BUS, uart)?);
     Ok(())
 }
-fn spawn_sensor(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_sensor(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let calib = CALIB.lend().ok_or(SpawnError::Busy)?;
     s.spawn(sensor_task(&SENSOR, calib)?);
     Ok(())
 }
-fn spawn_app(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_app(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let shared = SHARED.get().ok_or(SpawnError::Busy)?;
     let key = KEY.lend().ok_or(SpawnError::Busy)?;
     // The token is built while `key` is still a Lent: a full pool drops it
@@ -214,29 +214,29 @@ fn spawn_app(s: Spawner) -> Result<(), SpawnError> {
     s.spawn(token);
     Ok(())
 }
-fn spawn_coord(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_coord(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(coord_task(&COORD, s)?);
     Ok(())
 }
-fn spawn_extra(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_extra(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(plain_task(&EXTRA, 4)?);
     Ok(())
 }
-fn spawn_fast(_s: Spawner) -> Result<(), SpawnError> {
+fn spawn_fast(_: &'static TaskNode, _s: Spawner) -> Result<(), SpawnError> {
     let high = HIGH_SLOT.get().ok_or(SpawnError::Busy)?;
     high.spawn(fast_task(&FAST)?);
     Ok(())
 }
-fn spawn_oneshot(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_oneshot(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let shared = SHARED.get().ok_or(SpawnError::Busy)?;
     s.spawn(oneshot_task(&ONESHOT, shared)?);
     Ok(())
 }
-fn spawn_wedged(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_wedged(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(wedged_task(&WEDGED)?);
     Ok(())
 }
-fn spawn_pool<const I: usize>(s: Spawner) -> Result<(), SpawnError> {
+fn spawn_pool<const I: usize>(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     s.spawn(pool_worker(&POOL[I])?);
     Ok(())
 }
