@@ -335,8 +335,8 @@ async fn sequence(seed: u64, next_job: &mut u32) {
         check(&m, &seen, &ctx);
     }
     assert!(pending.is_empty(), "seed {seed}: unresolved after teardown");
-    for t in 0..N {
-        FAIL_ONCE[t].store(false, Ordering::SeqCst);
+    for flag in &FAIL_ONCE {
+        flag.store(false, Ordering::SeqCst);
     }
 }
 
