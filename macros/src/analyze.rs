@@ -187,7 +187,7 @@ impl SpanStart for syn::Path {
 }
 
 /// First span of any token tree, for errors on multi-token syntax.
-fn first_span(t: &impl ToTokens) -> Span {
+pub fn first_span(t: &impl ToTokens) -> Span {
     t.to_token_stream()
         .into_iter()
         .next()

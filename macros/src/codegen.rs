@@ -6,9 +6,9 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
-use syn::{Ident, LitInt, LitStr};
+use syn::{Expr, ExprClosure, Ident, LitInt, LitStr, ReturnType};
 
-use crate::analyze::{Form, Kind, Model, Res, Spawn, Unit};
+use crate::analyze::{Form, Kind, Model, Res, Spawn, Unit, first_span};
 
 fn rt() -> TokenStream {
     quote!(::embassy_supervisor)
@@ -212,6 +212,7 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
             quote!(#shell(#node_ref, #(#args)*)?)
         }
         Spawn::Spawn(Form::Closure(c)) => {
+            let c = closure_with_result(c);
             return quote! {
                 let __es_spawn: fn(#ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> = #c;
                 __es_spawn(spawner)
@@ -231,6 +232,27 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
         spawner.spawn(__es_token);
         ::core::result::Result::Ok(())
     }
+}
+
+/// A closure without a return type gets `-> Result<(), SpawnError>` so `?`
+/// works in its body, whose value (`()` from `Spawner::spawn`, or a
+/// `Result`) is converted through `__private::spawn_result`. An explicit
+/// return type is the user's choice and is kept verbatim.
+fn closure_with_result(c: &ExprClosure) -> TokenStream {
+    if !matches!(c.output, ReturnType::Default) {
+        return quote!(#c);
+    }
+    let rt = rt();
+    let ex = exec();
+    let mut c = c.clone();
+    let body = &c.body;
+    let span = first_span(body);
+    let wrapped: Expr = syn::parse_quote_spanned! {span=>
+        { #rt::__private::spawn_result(#body) }
+    };
+    c.output = syn::parse_quote!(-> ::core::result::Result<(), #ex::SpawnError>);
+    *c.body = wrapped;
+    quote!(#c)
 }
 
 fn spawn_name(m: &Model, u: &Unit) -> Ident {

@@ -65,6 +65,40 @@ pub mod __private {
     /// A `pool` item expands to this first: without the `pool` feature it is
     /// the one readable error (spanned on `pool`) instead of a missing type.
     pub use crate::__es_require_pool_feature as require_pool_feature;
+
+    use embassy_executor::SpawnError;
+
+    /// The value a closure `spawn:` body may end with: `()` (the value of
+    /// embassy 0.10's `Spawner::spawn`) or an explicit
+    /// `Result<(), SpawnError>`. The macro gives such a closure the return
+    /// type `Result<(), SpawnError>` so `?` works in it, and converts the
+    /// body's value through this.
+    #[diagnostic::on_unimplemented(
+        message = "a `spawn:` closure body must end in `()` (e.g. `s.spawn(token)`) or a `Result<(), SpawnError>`, not `{Self}`",
+        label = "the closure's value"
+    )]
+    pub trait IntoSpawnResult {
+        /// The spawn's outcome.
+        fn into_spawn_result(self) -> Result<(), SpawnError>;
+    }
+
+    impl IntoSpawnResult for () {
+        fn into_spawn_result(self) -> Result<(), SpawnError> {
+            Ok(())
+        }
+    }
+
+    impl IntoSpawnResult for Result<(), SpawnError> {
+        fn into_spawn_result(self) -> Result<(), SpawnError> {
+            self
+        }
+    }
+
+    /// A free fn rather than a method call so a body ending in `Ok(())`
+    /// infers its error type from the single matching impl.
+    pub fn spawn_result(value: impl IntoSpawnResult) -> Result<(), SpawnError> {
+        value.into_spawn_result()
+    }
 }
 
 #[cfg(feature = "pool")]
@@ -84,3 +118,8 @@ macro_rules! __es_require_pool_feature {
         );
     };
 }
+
+// The README's examples are compiled as doctests, so they cannot rot.
+#[cfg(all(doctest, feature = "controller"))]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

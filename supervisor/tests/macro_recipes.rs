@@ -376,30 +376,70 @@ mod closure {
     use super::*;
     use embassy_executor::{SpawnError, Spawner};
     #[embassy_executor::task]
-    async fn sensor_task(node: &'static TaskNode, hz: u8) {
-        assert_eq!(hz, 30);
+    async fn sensor_task(node: &'static TaskNode, odr: Odr) {
+        assert!(matches!(odr, Odr::Hz30));
         serve(node).await;
         node.mark_exited();
     }
+    pub enum Odr {
+        Hz30,
+        Hz8,
+    }
+    pub fn fast_variant() -> bool {
+        true
+    }
+    // The spec's text verbatim: the body ends in `s.spawn(token)`, a `()`.
     embassy_supervisor::supervisor_graph! {
-        node SENSOR = Terminate, deps: [],
+        node SENSOR = Terminate, deps: [BUS],
+            spawn: |s: Spawner| {
+                let token = sensor_task(&SENSOR, if fast_variant() { Odr::Hz30 } else { Odr::Hz8 })?;
+                SENSOR.adopt(&token); // closures bypass the macro's trace glue — adopt by hand
+                s.spawn(token)
+            };
+        node BUS = Terminate, deps: [], task: serve;
+        // An explicit return type is kept as written.
+        node TYPED = Terminate, deps: [SENSOR],
             spawn: |s: Spawner| -> Result<(), SpawnError> {
-                let token = sensor_task(&SENSOR, 30)?;
-                SENSOR.adopt(&token);
+                let token = typed_task(&TYPED)?;
+                TYPED.adopt(&token);
+                s.spawn(token);
+                Ok(())
+            };
+        // A body whose value is a `Result`: an early refusal is a typed error.
+        node REFUSED = OnDemand, deps: [],
+            spawn: |s: Spawner| {
+                if REFUSE.load(Ordering::SeqCst) {
+                    return Err(SpawnError::Busy);
+                }
+                let token = typed_task(&REFUSED)?;
+                REFUSED.adopt(&token);
                 s.spawn(token);
                 Ok(())
             };
     }
-    static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
+    pub static REFUSE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(true);
+    #[embassy_executor::task(pool_size = 2)]
+    async fn typed_task(node: &'static TaskNode) {
+        serve(node).await;
+        node.mark_exited();
+    }
+    static SUP: Supervisor<4> = Supervisor::new(&GRAPH);
     #[embassy_executor::task]
     pub async fn driver(spawner: Spawner) {
         SUP.start(spawner).await.unwrap();
-        assert!(SENSOR.is_running());
+        assert!(BUS.is_running() && SENSOR.is_running() && TYPED.is_running());
+        assert!(!REFUSED.is_running());
+        let refused = SUP.start_node(&REFUSED, spawner).await;
+        assert!(matches!(refused, Err(SpawnError::Busy)));
+        assert!(!REFUSED.is_running());
+        REFUSE.store(false, Ordering::SeqCst);
+        SUP.start_node(&REFUSED, spawner).await.unwrap();
+        assert!(REFUSED.is_running());
         SUP.teardown().await.unwrap();
-        assert!(SENSOR.has_exited());
+        assert!(SENSOR.has_exited() && TYPED.has_exited() && REFUSED.has_exited());
         common::pass();
     }
-    pub static NODES: [&TaskNode; 1] = [&SENSOR];
+    pub static NODES: [&TaskNode; 4] = [&SENSOR, &BUS, &TYPED, &REFUSED];
 }
 
 #[test]
