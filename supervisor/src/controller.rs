@@ -1057,7 +1057,9 @@ mod sealed {
     /// The driver's view of a controller (object-safe, non-generic, so the
     /// supervisor holds any controller behind one reference).
     pub trait Drive {
-        fn next_admission(&self) -> Option<Admission>;
+        /// Apply submissions and resolve owners that are down; then, if
+        /// `admit`, pick the next job to start.
+        fn next_admission(&self, admit: bool) -> Option<Admission>;
         fn admitted(&self, a: Admission, result: Result<(), SpawnError>);
         fn close(&self);
         fn reopen(&self);
@@ -1071,13 +1073,13 @@ pub trait DriveController: Drive + Sync {}
 impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W: usize> Drive
     for Controller<P, S, D, I, W>
 {
-    fn next_admission(&self) -> Option<Admission> {
+    fn next_admission(&self, admit: bool) -> Option<Admission> {
         let now = Instant::now();
         let (admission, delivery) = self.state.lock(|s| {
             let mut s = s.borrow_mut();
             s.drain_intake(now);
             s.sweep(now);
-            s.pick(now)
+            if admit { s.pick(now) } else { None }
         })?;
         if let Some((inbox, payload)) = delivery {
             inbox.provide(payload);
@@ -1174,7 +1176,9 @@ impl<const N: usize> Supervisor<N> {
     /// change (the notify epoch), never on a timer.
     pub(crate) async fn drive_controller(&self, spawner: Spawner) {
         let Some(ctrl) = self.controller else { return };
-        while let Some(a) = ctrl.next_admission() {
+        // A torn-down graph starts nothing until it is started again (as
+        // pools do not regrow): jobs wait in their slots meanwhile.
+        while let Some(a) = ctrl.next_admission(!self.is_halted()) {
             let guard = AdmitGuard {
                 ctrl,
                 admission: Some(a),

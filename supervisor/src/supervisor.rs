@@ -297,6 +297,9 @@ impl<const N: usize> Supervisor<N> {
                 stop(n).await?;
             }
         }
+        // The latch alone is a change drivers react to (a controller slot
+        // whose target was already down must see it disabled).
+        notify::changed();
         Ok(())
     }
 

@@ -390,7 +390,7 @@ controller_test!(
 );
 
 /// Invariant 6 at teardown: running → Canceled, queued → Rejected.
-async fn teardown_body(_spawner: Spawner) {
+async fn teardown_body(spawner: Spawner) {
     let running = CTRL.submit_and_watch(ControllerSpec::queue(&TA, 1));
     let queued_a = CTRL.submit_and_watch(ControllerSpec::queue(&TA, 2));
     let other = CTRL.submit_and_watch(ControllerSpec::queue(&TB, 3));
@@ -408,10 +408,22 @@ async fn teardown_body(_spawner: Spawner) {
         }
     );
     assert_eq!(o3, TaskOutcome::Canceled);
-    // Reopened: the slot works again.
+    // Reopened: submissions are accepted again, but a torn-down graph
+    // starts nothing (as pools do not regrow) until it is started again.
     CTRL.submit(ControllerSpec::queue(&TA, 4)).await.unwrap();
     common::settle().await;
-    assert_eq!(log().last(), Some(&("A", 4)));
+    assert_ne!(
+        log().last(),
+        Some(&("A", 4)),
+        "no admission while torn down"
+    );
+    SUP.start(spawner).await.unwrap();
+    common::settle().await;
+    assert_eq!(
+        log().last(),
+        Some(&("A", 4)),
+        "the waiting job starts with the graph"
+    );
 }
 controller_test!(teardown_resolves_everything, teardown_body);
 
