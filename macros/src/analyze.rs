@@ -23,6 +23,10 @@ pub struct Model {
     pub shared_slots: Vec<SharedSlot>,
     pub any_ready: bool,
     pub first_pool_keyword: Option<Span>,
+    /// The first `local` marker, if any entry is `local`: the graph emits
+    /// its local slot type once, its `unsafe` spanned on this user token so
+    /// the user's `unsafe_code` lints judge it as their own code.
+    pub any_local: Option<Span>,
 }
 
 pub struct Executor {
@@ -123,6 +127,8 @@ pub struct TakeSlot {
     pub ty: Type,
     pub cfg: Cfg,
     pub members: Option<usize>,
+    /// A `local` entry: the graph's local slot type, not `ResourceSlot`.
+    pub local: bool,
 }
 
 /// One static per shared name; present if any declaring site is.
@@ -130,6 +136,8 @@ pub struct SharedSlot {
     pub name: Ident,
     pub ty: Type,
     pub sites: Vec<Cfg>,
+    /// `shared local` (the shape check keeps every declaration alike).
+    pub local: bool,
 }
 
 impl SharedSlot {
@@ -293,6 +301,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
     // ---- pass 2: each declaration ---------------------------------------
     let mut units = Vec::new();
     let mut any_ready = false;
+    let mut any_local = None;
     let mut take_names: HashMap<String, Span> = HashMap::new();
     let mut shared: Vec<(SharedSlot, String, Span)> = Vec::new();
     let mut take_slots = Vec::new();
@@ -654,15 +663,20 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                                 r.name
                             ),
                         );
-                    } else {
+                    } else if !crate::local_resources() {
                         errors.push(
                             l,
                             origin,
-                            "`local` resources (feature `local-resources`) are not available in \
-                             this version of the macro yet; use a Send type with the default, \
-                             `consume` or `shared` kind",
+                            "`local` needs the `local-resources` feature of embassy-supervisor \
+                             (the kind emits a documented `unsafe impl Sync` into your crate, so \
+                             it is opt-in): enable the feature, or use a Send type with the \
+                             default, `consume` or `shared` kind",
                         );
                     }
+                }
+                let is_local = local.is_some();
+                if any_local.is_none() {
+                    any_local = local;
                 }
                 let key = r.name.to_string();
                 if local_names.insert(key.clone(), r.name.span()).is_some() {
@@ -721,6 +735,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                                 name: r.name.clone(),
                                 ty: r.ty.clone(),
                                 sites: vec![full_cfg.clone()],
+                                local: is_local,
                             },
                             shape,
                             r.name.span(),
@@ -745,6 +760,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                         ty: r.ty.clone(),
                         cfg: full_cfg,
                         members: is_pool.then_some(d.modes.len()),
+                        local: is_local,
                     });
                 }
                 res_models.push(Res {
@@ -938,6 +954,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         shared_slots: shared.into_iter().map(|(s, _, _)| s).collect(),
         any_ready,
         first_pool_keyword,
+        any_local,
     })
 }
 

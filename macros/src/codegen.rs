@@ -34,13 +34,17 @@ pub fn emit(m: &Model) -> TokenStream {
             pub static #name: #rt::SpawnerSlot = #rt::SpawnerSlot::new();
         });
     }
+    if let Some(sp) = m.any_local {
+        out.extend(local_type(m, sp));
+    }
     for s in &m.take_slots {
         let cfg = s.cfg.attr();
         let (name, ty) = (&s.name, &s.ty);
+        let slot_ty = slot_type(m, s.local);
         out.extend(match s.members {
             None => quote! {
                 #cfg
-                pub static #name: #rt::ResourceSlot<#ty> = #rt::ResourceSlot::new();
+                pub static #name: #slot_ty<#ty> = #slot_ty::new();
             },
             Some(k) => quote! {
                 #cfg
@@ -52,9 +56,10 @@ pub fn emit(m: &Model) -> TokenStream {
     for s in &m.shared_slots {
         let cfg = s.attr();
         let (name, ty) = (&s.name, &s.ty);
+        let slot_ty = slot_type(m, s.local);
         out.extend(quote! {
             #cfg
-            pub static #name: #rt::ResourceSlot<#ty> = #rt::ResourceSlot::new();
+            pub static #name: #slot_ty<#ty> = #slot_ty::new();
         });
     }
 
@@ -66,6 +71,74 @@ pub fn emit(m: &Model) -> TokenStream {
     }
     out.extend(emit_graph(m));
     out
+}
+
+/// The slot type of a resource static: the runtime's `ResourceSlot`, or for
+/// a `local` entry the graph's own local slot type.
+fn slot_type(m: &Model, local: bool) -> TokenStream {
+    if local {
+        let t = local_type_name(m);
+        quote!(#t)
+    } else {
+        let rt = rt();
+        quote!(#rt::ResourceSlot)
+    }
+}
+
+fn local_type_name(m: &Model) -> Ident {
+    format_ident!("__EsLocalSlot{}", m.suffix)
+}
+
+/// The graph's slot type for `local` entries. It must live in the user's
+/// crate: only a local type can carry an `unsafe impl Sync`, and the runtime
+/// crate forbids `unsafe`. This impl is the `local-resources` feature's whole
+/// unsafe surface; its `unsafe` keyword carries the span of the user's
+/// `local` marker, so a crate that forbids `unsafe_code` is told so there (a
+/// call-site span would count as macro code, which the lint skips).
+fn local_type(m: &Model, marker: Span) -> TokenStream {
+    let rt = rt();
+    let t = local_type_name(m);
+    let sync_impl = quote_spanned!(marker=> unsafe impl<T> ::core::marker::Sync for #t<T> {});
+    quote! {
+        /// The resource slot of this graph's `local` entries: a
+        /// `ResourceSlot` without the `T: Send` bound on sharing it.
+        ///
+        /// Contract (single core): every `provide`, `take`, `restore` and
+        /// `lend` of one slot, and every task it hands the value to, runs
+        /// on ONE core (and, for `!Send` values, one executor thread). The
+        /// macro rejects `local` with `executor:` for that reason; the
+        /// application must not touch the slot from another core.
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        pub struct #t<T>(#rt::ResourceSlot<T>);
+
+        #[allow(non_camel_case_types)]
+        impl<T> #t<T> {
+            /// An empty slot.
+            pub const fn new() -> Self {
+                Self(#rt::ResourceSlot::new())
+            }
+        }
+
+        // SAFETY: the slot's value is only ever moved between code running
+        // on one core (the documented contract above), so sharing the slot
+        // never sends a `!Send` value across threads; the inner slot's
+        // critical-section mutex still serialises every access.
+        #sync_impl
+
+        impl<T> ::core::ops::Deref for #t<T> {
+            type Target = #rt::ResourceSlot<T>;
+            fn deref(&self) -> &#rt::ResourceSlot<T> {
+                &self.0
+            }
+        }
+
+        impl<T> #rt::Gate for #t<T> {
+            fn is_filled(&self) -> bool {
+                self.0.is_filled()
+            }
+        }
+    }
 }
 
 fn mode(id: &Ident) -> TokenStream {

@@ -48,6 +48,10 @@ fn readiness() -> bool {
     cfg!(feature = "readiness")
 }
 
+fn local_resources() -> bool {
+    cfg!(feature = "local-resources")
+}
+
 fn or_error(r: syn::Result<TokenStream2>) -> TokenStream2 {
     r.unwrap_or_else(|e| e.to_compile_error())
 }

@@ -1,8 +1,15 @@
 //! One compile-fail case per DSL rule: each `.rs` under `tests/ui` must fail
-//! with exactly its `.stderr` (regenerate with `TRYBUILD=overwrite`).
+//! with exactly its `.stderr` (regenerate with `TRYBUILD=overwrite`). Cases
+//! whose outcome depends on an opt-in feature live in a subdirectory run only
+//! with (or only without) that feature: trybuild builds them with the
+//! features this test binary has.
 #![cfg(all(feature = "macros", feature = "pool"))]
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
+    #[cfg(feature = "local-resources")]
+    t.compile_fail("tests/ui/local_resources/*.rs");
+    #[cfg(not(feature = "local-resources"))]
+    t.compile_fail("tests/ui/no_local_resources/*.rs");
 }
