@@ -22,6 +22,7 @@ cargo clippy -p embassy-supervisor --all-features -- -D warnings
 cargo clippy -p embassy-supervisor --no-default-features -- -D warnings
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+case "$msrv" in *.*.*) ;; *) msrv="$msrv.0" ;; esac  # a toolchain name: 1.88 -> 1.88.0
 if rustup run "$msrv" rustc --version >/dev/null 2>&1; then
     step "MSRV $msrv"
     CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor -p embassy-supervisor-macros \
