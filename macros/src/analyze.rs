@@ -27,6 +27,9 @@ pub struct Model {
     /// its local slot type once, its `unsafe` spanned on this user token so
     /// the user's `unsafe_code` lints judge it as their own code.
     pub any_local: Option<Span>,
+    /// The first `state:` keyword, if any node or pool has one: the graph
+    /// emits its fallible-boxing helper once, its `unsafe` spanned here.
+    pub any_state: Option<Span>,
 }
 
 pub struct Executor {
@@ -73,6 +76,8 @@ pub struct Unit {
     pub pool_size: Option<Expr>,
     pub resources: Vec<Res>,
     pub exit: Option<(Span, Type)>,
+    /// `state: Type = init` (`heap-state`), with the clause keyword's span.
+    pub state: Option<(Span, Type, Expr)>,
     pub cancel: bool,
     pub slot_timeout: Option<LitInt>,
     pub executor: Option<Ident>,
@@ -302,6 +307,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
     let mut units = Vec::new();
     let mut any_ready = false;
     let mut any_local = None;
+    let mut any_state = None;
     let mut take_names: HashMap<String, Span> = HashMap::new();
     let mut shared: Vec<(SharedSlot, String, Span)> = Vec::new();
     let mut take_slots = Vec::new();
@@ -335,6 +341,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         let mut pool_size = None;
         let mut resources = None;
         let mut exit = None;
+        let mut state = None;
         let mut cancel = None;
         let mut slot_timeout = None;
         let mut executor = None;
@@ -390,13 +397,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                 ClauseValue::PoolSize(e) => pool_size = Some((c.keyword.span(), e)),
                 ClauseValue::Resources(sp, v) => resources = Some((c.keyword.span(), *sp, v)),
                 ClauseValue::Exit(t) => exit = Some((c.keyword.span(), t)),
-                ClauseValue::State(_, _) => errors.push(
-                    c.keyword.span(),
-                    origin,
-                    "`state:` (per-activation boxed state, feature `heap-state`) is not \
-                     available in this version of the macro yet; keep the state in the worker \
-                     or provide a `consume Box<T>` resource",
-                ),
+                ClauseValue::State(t, e) => state = Some((c.keyword.span(), t, e)),
                 ClauseValue::Cancel => cancel = Some(c.keyword.span()),
                 ClauseValue::SlotTimeout(l) => slot_timeout = Some(l),
                 ClauseValue::Executor(e) => executor = Some(e),
@@ -580,6 +581,28 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                 "`exit:` without `task:`: the generated shell captures the worker's return \
                  value; a `spawn:` task fn can `provide()` into its own slot",
             );
+        }
+
+        // state
+        if let Some((sp, _, _)) = state {
+            if !crate::heap_state() {
+                errors.push(
+                    sp,
+                    origin,
+                    "`state:` needs the `heap-state` feature of embassy-supervisor (it emits a \
+                     fallible-boxing `unsafe` helper into your crate and needs a global \
+                     allocator): enable the feature, or provide a `consume Box<T>` resource",
+                );
+            } else if !has_task_clause {
+                errors.push(
+                    sp,
+                    origin,
+                    "`state:` without `task:`: the generated shell lends the boxed state to the \
+                     worker and frees it on exit; a `spawn:` task fn keeps its own state",
+                );
+            } else if any_state.is_none() {
+                any_state = Some(sp);
+            }
         }
 
         // resources
@@ -923,6 +946,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
             pool_size: pool_size.map(|p| p.1.clone()),
             resources: res_models,
             exit: exit.map(|(s, t)| (s, t.clone())),
+            state: state.map(|(s, t, e)| (s, t.clone(), e.clone())),
             cancel: cancel.is_some(),
             slot_timeout: slot_timeout.cloned(),
             executor: executor.cloned(),
@@ -955,6 +979,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         any_ready,
         first_pool_keyword,
         any_local,
+        any_state,
     })
 }
 
@@ -1011,30 +1036,32 @@ fn check_pool_order(
     origin: &Option<String>,
     errors: &mut Errors,
 ) {
-    // deps → executor? → spawn|task → resources? → policy → min → max → slot_timeout? → cancel?
+    // deps → executor? → spawn|task → resources? → state? → policy → min → max →
+    // slot_timeout? → cancel?
     let rank = |k: &str| match k {
         "deps" => 0,
         "executor" => 1,
         "spawn" | "task" => 2,
         "resources" => 3,
-        "policy" => 4,
-        "min" => 5,
-        "max" => 6,
-        "slot_timeout" => 7,
-        "cancel" => 8,
-        _ => 9,
+        "state" => 4,
+        "policy" => 5,
+        "min" => 6,
+        "max" => 7,
+        "slot_timeout" => 8,
+        "cancel" => 9,
+        _ => 10,
     };
     let mut last = -1i32;
     for (k, sp) in order {
         let r = rank(k);
-        if r < last || r == 9 {
+        if r < last || r == 10 {
             errors.push(
                 *sp,
                 origin,
                 format!(
                     "pool `{}`: `{k}` is out of place; pool fields are positional: deps, \
-                     [executor], spawn|task, [resources], policy, min, max, [slot_timeout], \
-                     [cancel]",
+                     [executor], spawn|task, [resources], [state], policy, min, max, \
+                     [slot_timeout], [cancel]",
                     d.name
                 ),
             );

@@ -37,6 +37,9 @@ pub fn emit(m: &Model) -> TokenStream {
     if let Some(sp) = m.any_local {
         out.extend(local_type(m, sp));
     }
+    if let Some(sp) = m.any_state {
+        out.extend(heap_module(m, sp));
+    }
     for s in &m.take_slots {
         let cfg = s.cfg.attr();
         let (name, ty) = (&s.name, &s.ty);
@@ -136,6 +139,50 @@ fn local_type(m: &Model, marker: Span) -> TokenStream {
         impl<T> #rt::Gate for #t<T> {
             fn is_filled(&self) -> bool {
                 self.0.is_filled()
+            }
+        }
+    }
+}
+
+fn heap_module_name(m: &Model) -> Ident {
+    format_ident!("__es_heap{}", m.suffix.to_lowercase())
+}
+
+/// The `heap-state` helper, emitted once per graph into the user's crate
+/// (the runtime forbids `unsafe` and has no allocator). A private module so
+/// `extern crate alloc` works from a `no_std` crate without touching its
+/// root. The `unsafe` blocks carry the span of the user's `state:` keyword,
+/// so the user's `unsafe_code` lints see them as their own code.
+fn heap_module(m: &Model, state_kw: Span) -> TokenStream {
+    let name = heap_module_name(m);
+    let alloc_call = quote_spanned!(state_kw=> unsafe { alloc::alloc::alloc(layout) });
+    let write_and_own = quote_spanned!(state_kw=> unsafe { ptr.write(value); Box::from_raw(ptr) });
+    quote! {
+        #[doc(hidden)]
+        mod #name {
+            extern crate alloc;
+            pub use alloc::boxed::Box;
+
+            /// `Box::new` without the abort: `None` when the allocator has
+            /// no room, so the spawn glue can fail with `SpawnError::Busy`
+            /// (the value is dropped, nothing else was taken).
+            pub fn try_box<T>(value: T) -> ::core::option::Option<Box<T>> {
+                let layout = alloc::alloc::Layout::new::<T>();
+                if layout.size() == 0 {
+                    // A zero-sized Box never allocates (and `alloc` must
+                    // not be called with a zero size).
+                    return ::core::option::Option::Some(Box::new(value));
+                }
+                // SAFETY: `layout` has a non-zero size (checked above).
+                let ptr = #alloc_call.cast::<T>();
+                if ptr.is_null() {
+                    return ::core::option::Option::None;
+                }
+                // SAFETY: `ptr` is a fresh non-null allocation of
+                // `Layout::new::<T>()` from the global allocator, which is
+                // what `Box::from_raw` requires; `write` moves `value` in
+                // without reading the uninitialised memory.
+                ::core::option::Option::Some(#write_and_own)
             }
         }
     }
@@ -264,6 +311,16 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
     };
     let mut takes = Vec::new();
     let mut args = Vec::new();
+    // Boxed first: an allocation failure leaves every slot untouched.
+    if let Some((_, ty, init)) = &u.state {
+        let heap = heap_module_name(m);
+        // Typed binding first: a wrong init reads "expected `Type`" at the
+        // user's expression, not inside the helper.
+        takes.push(quote! {
+            let __es_state: #ty = #init;
+            let __es_state = #heap::try_box(__es_state).ok_or(#ex::SpawnError::Busy)?;
+        });
+    }
     for (i, r) in u.resources.iter().enumerate() {
         let cfg = r.cfg.attr();
         let v = format_ident!("__es_r{}", i);
@@ -278,6 +335,9 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
             _ => quote!(#cfg let #v = #slot.lend().ok_or(#ex::SpawnError::Busy)?;),
         });
         args.push(quote!(#cfg #v,));
+    }
+    if u.state.is_some() {
+        args.push(quote!(__es_state,));
     }
     let token = match &u.spawn {
         Spawn::Task(_) => {
@@ -415,17 +475,29 @@ fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) -> TokenStr
             }
         }
     }
+    // State after resources, before extras; freed before the restores and
+    // the exit record, so `has_exited()` implies the heap is back.
+    let mut drop_state = TokenStream::new();
+    if let Some((_, ty, _)) = &u.state {
+        let heap = heap_module_name(m);
+        params.push(quote!(__es_state: #heap::Box<#ty>,));
+        prep.push(quote!(let mut __es_state = __es_state;));
+        worker_args.push(quote!((&mut *__es_state),));
+        drop_state = quote!(::core::mem::drop(__es_state););
+    }
     let node_arg = (!u.cancel).then(|| quote!(__es_node,));
     let call = quote!(#worker(#node_arg #(#worker_args)* #(#extras),*));
     let exit_name = format_ident!("{}_EXIT", u.name);
     let body = match (&u.exit, u.cancel) {
         (None, false) => quote! {
             let __es_out = #call.await;
+            #drop_state
             #(#restores)*
             let _ = __es_out;
         },
         (None, true) => quote! {
             let __es_out = __es_node.run_cancellable(#call).await;
+            #drop_state
             #(#restores)*
             let _ = __es_out;
         },
@@ -437,6 +509,7 @@ fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) -> TokenStr
             quote! {
                 let __es_out = #call.await;
                 #check
+                #drop_state
                 #(#restores)*
                 #exit_name.provide(__es_out);
             }
@@ -446,6 +519,7 @@ fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) -> TokenStr
                 quote_spanned!(*sp=> #[deny(unreachable_code)] #exit_name.provide(__es_out););
             quote! {
                 let __es_out = __es_node.run_cancellable(#call).await;
+                #drop_state
                 #(#restores)*
                 // An aborted worker leaves the slot empty: that is how a
                 // waiter tells "stopped" from "finished".

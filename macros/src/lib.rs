@@ -52,6 +52,10 @@ fn local_resources() -> bool {
     cfg!(feature = "local-resources")
 }
 
+fn heap_state() -> bool {
+    cfg!(feature = "heap-state")
+}
+
 fn or_error(r: syn::Result<TokenStream2>) -> TokenStream2 {
     r.unwrap_or_else(|e| e.to_compile_error())
 }

@@ -48,7 +48,6 @@ pub enum ClauseValue {
     PoolSize(Expr),
     Resources(Span, Vec<Resource>),
     Exit(Type),
-    #[allow(dead_code)] // rejected in analyze until heap-state lands
     State(Type, Expr),
     Cancel,
     SlotTimeout(LitInt),

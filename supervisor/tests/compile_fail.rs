@@ -12,4 +12,8 @@ fn ui() {
     t.compile_fail("tests/ui/local_resources/*.rs");
     #[cfg(not(feature = "local-resources"))]
     t.compile_fail("tests/ui/no_local_resources/*.rs");
+    #[cfg(feature = "heap-state")]
+    t.compile_fail("tests/ui/heap_state/*.rs");
+    #[cfg(not(feature = "heap-state"))]
+    t.compile_fail("tests/ui/no_heap_state/*.rs");
 }
