@@ -12,6 +12,14 @@
 //! `#[embassy_executor::task]` shells are pointed at the re-export with the
 //! attribute's `embassy_executor = ..` argument, so no direct
 //! `embassy-executor` dependency is needed for them).
+//!
+//! Two opt-in features emit `unsafe` into the invoking crate, once per graph
+//! and only when used: `local-resources` (the `local` slot type's
+//! `unsafe impl Sync`) and `heap-state` (the fallible-boxing helper, in a
+//! private module that declares `extern crate alloc` itself, so `no_std`
+//! crates need nothing at their root). Both are spanned on the user's
+//! `local` marker / `state:` keyword: `unsafe_code` lints skip macro-made
+//! spans, and a crate that forbids unsafe code must be told where it is.
 use proc_macro::TokenStream;
 use proc_macro2::{Group, Punct, Spacing, TokenStream as TokenStream2, TokenTree};
 use quote::quote;

@@ -201,3 +201,49 @@ fn raw_identifier_names_expand() {
     assert!(!out.contains("compile_error"), "{out}");
     assert!(out.contains("A_EXIT") && out.contains("P_POOL"), "{out}");
 }
+
+#[test]
+fn closure_return_type_is_added_only_when_missing() {
+    let bare = expand_graph(
+        "node S = Terminate, deps: [], spawn: |s: Spawner| { let t = f(&S)?; s.spawn(t) };"
+            .parse()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(bare.contains("spawn_result"), "{bare}");
+    let typed = expand_graph(
+        "node S = Terminate, deps: [], spawn: |s: Spawner| -> R { s.spawn(f(&S)?); Ok(()) };"
+            .parse()
+            .unwrap(),
+    )
+    .to_string();
+    assert!(!typed.contains("spawn_result"), "{typed}");
+}
+
+/// Seeds for the opt-in kinds: valid only with their features on.
+#[cfg(all(feature = "local-resources", feature = "heap-state"))]
+const OPT_IN_SEEDS: &[&str] = &[
+    "node R = Terminate, deps: [], task: radio, resources: [RUN: local consume Runner, H: shared local Handle], state: Buf = Buf::new();",
+    "name: NET; pool W = [Terminate, OnDemand], deps: [], task: w(1), resources: [H: local shared Handle], state: S = S(0), policy: P::new(), min: 1, max: 2, cancel;",
+];
+
+#[cfg(all(feature = "local-resources", feature = "heap-state"))]
+#[test]
+fn opt_in_kinds_expand_and_survive_mutation() {
+    let seeds: Vec<TokenStream> = OPT_IN_SEEDS.iter().map(|s| s.parse().unwrap()).collect();
+    for (s, ts) in OPT_IN_SEEDS.iter().zip(&seeds) {
+        let out = expand_graph(ts.clone()).to_string();
+        assert!(!out.contains("compile_error"), "{s}\n=> {out}");
+        // One local slot type and one boxing helper per graph.
+        assert_eq!(out.matches("struct __EsLocalSlot").count(), 1, "{out}");
+        assert_eq!(out.matches("fn try_box").count(), 1, "{out}");
+    }
+    let mut r = Rng(0x10ca_15a7_e000_0001);
+    for _ in 0..FUZZ_CASES / 8 {
+        let mut ts = seeds[r.below(seeds.len())].clone();
+        for _ in 0..=r.below(4) {
+            ts = mutate(&mut r, ts, 0);
+        }
+        must_not_panic(ts);
+    }
+}
