@@ -3,10 +3,14 @@
 //! Each check prints PASS/FAIL with its name; the exit status is 0 only if
 //! every check passed.
 //!
-//! Slots: 0 BUS -> 1 SENSOR (Pause) -> 2 APP; 3 COORD (detached coordinator);
-//! 4 EXTRA (disabled, dep BUS); 5 FAST (interrupt tier, dep BUS); 6 ONESHOT
-//! (exit value, `ready` dep BUS); 7 WEDGED (OnDemand, misses its ack);
+//! The graph is declared with `supervisor_graph!`. Slots: 0 BUS -> 1 SENSOR
+//! (Pause) -> 2 APP; 3 COORD (detached coordinator); 4 EXTRA (disabled, dep
+//! BUS); 5 FAST (`executor HIGH`: the interrupt tier, dep BUS); 6 ONESHOT
+//! (`exit:` value, `ready` dep BUS); 7 WEDGED (OnDemand, misses its ack);
 //! 8..12 POOL (elastic, dep BUS).
+//!
+//! A second graph, `JOB_GRAPH`, holds the controller's targets and runs
+//! under its own `Supervisor::run` after the first graph's checks.
 #![no_std]
 #![no_main]
 
@@ -16,11 +20,14 @@ use cortex_m::peripheral::SCB;
 use cortex_m::peripheral::scb::VectActive;
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
-use embassy_futures::select::select;
+use embassy_futures::join::{join, join3, join4};
+use embassy_futures::select::{Either, select};
+use embassy_supervisor::controller::{
+    Controller, ControllerSpec, JobTarget, RejectKind, SlotStatusKind, TaskOutcome,
+};
 use embassy_supervisor::{
-    Aborted, ControlOp, DeferredShrink, ElasticPool, Gate, Graph, Lent, Mode, ResourceSlot,
-    ShutdownTimeout, SpawnerSlot, Supervisor, TaskNode, request_control, try_request_control,
-    wait_control,
+    Aborted, ControlOp, DeferredShrink, ShutdownTimeout, Supervisor, TaskNode, request_control,
+    try_request_control, wait_control,
 };
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex as Cs;
@@ -29,25 +36,39 @@ use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Timer};
 use fw::check::{check, finish};
 
-// ---- resources --------------------------------------------------------------
+// ---- the graph ---------------------------------------------------------------
 
-/// Default kind (lend + restore): BUS borrows it, every exit gives it back.
-static UART: ResourceSlot<u32> = ResourceSlot::new();
-/// Kept by the Pause node across teardown and resume.
-static CALIB: ResourceSlot<u32> = ResourceSlot::new();
-/// `consume`: APP keeps it; a respawn needs a fresh one.
-static KEY: ResourceSlot<u32> = ResourceSlot::new();
-/// `shared`: copied into APP and ONESHOT, the slot stays filled.
-static SHARED: ResourceSlot<u32> = ResourceSlot::new();
-/// `exit:` slot of ONESHOT.
-static ONESHOT_EXIT: ResourceSlot<Result<u32, Aborted>> = ResourceSlot::new();
-/// The interrupt tier's spawner.
-static HIGH_SLOT: SpawnerSlot = SpawnerSlot::new();
+// Declared with the DSL, as an application would: the macro emits the node
+// statics, the resource and exit slots, the `HIGH` spawner slot, the task
+// shells and `GRAPH`. Slots follow declaration order (see the header).
+embassy_supervisor::supervisor_graph! {
+    executor HIGH;
+    // lend (default kind): BUS borrows UART, every exit gives it back.
+    node BUS = Terminate, deps: [], task: bus_worker, resources: [UART: u32];
+    // lend, kept by the Pause node across teardown and resume.
+    node SENSOR = Pause, deps: [BUS], task: sensor_worker, resources: [CALIB: u32];
+    // shared: copied, the slot stays filled; consume: APP keeps KEY, so a
+    // respawn needs a fresh one (the 10 ms slot timeout bounds that wait).
+    node APP = Terminate, deps: [SENSOR], task: app_worker,
+        resources: [SHARED: shared u32, KEY: consume u32], slot_timeout: 10;
+    // Parked (no `task:`): main spawns it with the Spawner its verbs need.
+    node COORD = Terminate, deps: [];
+    node EXTRA = Terminate, deps: [BUS], task: plain_worker(4), disabled;
+    node FAST = Terminate, deps: [BUS], executor: HIGH, task: fast_worker;
+    node ONESHOT = Terminate, deps: [BUS ready], task: oneshot_worker,
+        resources: [SHARED: shared u32], exit: Result<u32, Aborted>;
+    node WEDGED = OnDemand, deps: [], task: wedged_worker;
+    pool POOL = [OnDemand, OnDemand, OnDemand, OnDemand], deps: [BUS], task: pool_worker,
+        policy: DeferredShrink::new(Duration::from_millis(20)), min: 1, max: 4;
+}
+
+const N: usize = 12;
+static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
 // ---- observations the checks read ----------------------------------------------
 
 static SPAWNS: [AtomicU32; 8] = [const { AtomicU32::new(0) }; 8];
-/// Stop order: slots in the order their instances acked a stop.
+/// Stop order: slots in the order their instances saw a stop request.
 static STOP_LOG: Channel<Cs, u8, 16> = Channel::new();
 static FAST_IN_IRQ: AtomicBool = AtomicBool::new(false);
 static SENSOR_RESUMES: AtomicU32 = AtomicU32::new(0);
@@ -70,25 +91,27 @@ fn log_stop(slot: u8) {
     let _ = STOP_LOG.try_send(slot);
 }
 
-// ---- workers ---------------------------------------------------------------
+// ---- workers (the shells lend/restore resources and mark the exit) ------------
 
-#[embassy_executor::task]
-async fn bus_task(node: &'static TaskNode, uart: Lent<u32>) {
-    spawned(0);
-    node.set_ready();
-    let _uart = uart; // held until the instance ends, then restored
+/// Serve until stopped; log the stop. The shell's `mark_exited` is the ack,
+/// so a lent resource is back in its slot before the supervisor moves on.
+async fn serve_until_stopped(node: &'static TaskNode, slot: u8) {
     if node
-        .run_cancellable_acked(core::future::pending::<()>())
+        .run_cancellable(core::future::pending::<()>())
         .await
         .is_err()
     {
-        log_stop(0);
+        log_stop(slot);
     }
-    node.mark_exited();
 }
 
-#[embassy_executor::task]
-async fn sensor_task(node: &'static TaskNode, calib: Lent<u32>) {
+async fn bus_worker(node: &'static TaskNode, _uart: &mut u32) {
+    spawned(0);
+    node.set_ready();
+    serve_until_stopped(node, 0).await;
+}
+
+async fn sensor_worker(node: &'static TaskNode, calib: &mut u32) {
     spawned(1);
     let first = *calib;
     loop {
@@ -104,19 +127,11 @@ async fn sensor_task(node: &'static TaskNode, calib: Lent<u32>) {
     }
 }
 
-#[embassy_executor::task]
-async fn app_task(node: &'static TaskNode, key: u32, shared: u32) {
+async fn app_worker(node: &'static TaskNode, shared: u32, key: u32) {
     spawned(2);
     APP_KEY.store(key, Ordering::Release);
     APP_SHARED.store(shared, Ordering::Release);
-    if node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await
-        .is_err()
-    {
-        log_stop(2);
-    }
-    node.mark_exited();
+    serve_until_stopped(node, 2).await;
 }
 
 #[embassy_executor::task]
@@ -128,58 +143,37 @@ async fn coord_task(node: &'static TaskNode, spawner: Spawner) {
     node.mark_exited();
 }
 
-#[embassy_executor::task]
-async fn plain_task(node: &'static TaskNode, slot: u8) {
+async fn plain_worker(node: &'static TaskNode, slot: u8) {
     spawned(slot as usize);
-    if node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await
-        .is_err()
-    {
-        log_stop(slot);
-    }
-    node.mark_exited();
+    serve_until_stopped(node, slot).await;
 }
 
-#[embassy_executor::task]
-async fn fast_task(node: &'static TaskNode) {
+async fn fast_worker(node: &'static TaskNode) {
     spawned(5);
     FAST_IN_IRQ.store(
         SCB::vect_active() != VectActive::ThreadMode,
         Ordering::Release,
     );
-    if node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await
-        .is_err()
-    {
-        log_stop(5);
-    }
-    node.mark_exited();
+    serve_until_stopped(node, 5).await;
 }
 
-#[embassy_executor::task]
-async fn oneshot_task(node: &'static TaskNode, shared: u32) {
+async fn oneshot_worker(node: &'static TaskNode, shared: u32) -> Result<u32, Aborted> {
     spawned(6);
-    let out = node.run_cancellable_acked(ONESHOT_GO.wait()).await;
-    ONESHOT_EXIT.provide(out.map(|v| v + shared));
-    node.mark_exited();
+    let out = node.run_cancellable(ONESHOT_GO.wait()).await;
+    out.map(|v| v + shared)
 }
 
-#[embassy_executor::task]
-async fn wedged_task(node: &'static TaskNode) {
+async fn wedged_worker(node: &'static TaskNode) {
     spawned(7);
     node.wait_shutdown().await;
-    // Wedged: no ack until the suite lets go, long after the 2 s deadline.
+    // Wedged: no ack until the suite lets go, long after the 2 s deadline
+    // (the shell's `mark_exited` is the late ack).
     UNWEDGE.wait().await;
-    node.ack_dropped();
-    node.mark_exited();
 }
 
-#[embassy_executor::task(pool_size = 4)]
 async fn pool_worker(node: &'static TaskNode) {
     let _ = node
-        .run_cancellable_acked(async {
+        .run_cancellable(async {
             loop {
                 let ms = JOBS.receive().await;
                 node.mark_busy();
@@ -189,151 +183,77 @@ async fn pool_worker(node: &'static TaskNode) {
             }
         })
         .await;
-    node.mark_exited();
 }
 
-// ---- spawn glue (what supervisor_graph! will generate) ------------------------
+// ---- the controller's graph ---------------------------------------------------
 
-fn spawn_bus(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    let uart = UART.lend().ok_or(SpawnError::Busy)?;
-    s.spawn(bus_task(&BUS, uart)?);
-    Ok(())
-}
-fn spawn_sensor(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    let calib = CALIB.lend().ok_or(SpawnError::Busy)?;
-    s.spawn(sensor_task(&SENSOR, calib)?);
-    Ok(())
-}
-fn spawn_app(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    let shared = SHARED.get().ok_or(SpawnError::Busy)?;
-    let key = KEY.lend().ok_or(SpawnError::Busy)?;
-    // The token is built while `key` is still a Lent: a full pool drops it
-    // and the value goes back to its slot.
-    let token = app_task(&APP, *key, shared)?;
-    let _consumed = key.into_inner();
-    s.spawn(token);
-    Ok(())
-}
-fn spawn_coord(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(coord_task(&COORD, s)?);
-    Ok(())
-}
-fn spawn_extra(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(plain_task(&EXTRA, 4)?);
-    Ok(())
-}
-fn spawn_fast(_: &'static TaskNode, _s: Spawner) -> Result<(), SpawnError> {
-    let high = HIGH_SLOT.get().ok_or(SpawnError::Busy)?;
-    high.spawn(fast_task(&FAST)?);
-    Ok(())
-}
-fn spawn_oneshot(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    let shared = SHARED.get().ok_or(SpawnError::Busy)?;
-    s.spawn(oneshot_task(&ONESHOT, shared)?);
-    Ok(())
-}
-fn spawn_wedged(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(wedged_task(&WEDGED)?);
-    Ok(())
-}
-fn spawn_pool<const I: usize>(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(pool_worker(&POOL[I])?);
-    Ok(())
+embassy_supervisor::supervisor_graph! {
+    name: JOB_GRAPH;
+    // The controller fills JOB_IN (its inbox) right before each spawn.
+    node JOB = OnDemand, deps: [], task: job_worker, resources: [JOB_IN: consume u32];
+    // Also needs a PERMIT: without one its bring-up times out (a `Failed` job).
+    node GATED = OnDemand, deps: [], task: gated_worker,
+        resources: [GATED_IN: consume u32, PERMIT: consume u32], slot_timeout: 10;
 }
 
-// ---- the graph ---------------------------------------------------------------
+/// `u32` payloads, 2 slots, 2 queued per slot, 4 in the intake, 8 watched.
+static CTRL: Controller<u32, 2, 2, 4, 8> = Controller::new();
+static JSUP: Supervisor<2> = Supervisor::new(&JOB_GRAPH).with_controller(&CTRL);
+static T_JOB: JobTarget<u32> = JobTarget::node_with_inbox(&JOB, &JOB_IN);
+static T_GATED: JobTarget<u32> = JobTarget::node_with_inbox(&GATED, &GATED_IN);
 
-static BUS: TaskNode = TaskNode::new("BUS", Mode::Terminate)
-    .with_spawn(spawn_bus)
-    .with_resources(&[&UART as &dyn Gate])
-    .at(0);
-static SENSOR: TaskNode = TaskNode::new("SENSOR", Mode::Pause)
-    .with_spawn(spawn_sensor)
-    .with_resources(&[&CALIB as &dyn Gate])
-    .at(1);
-static APP: TaskNode = TaskNode::new("APP", Mode::Terminate)
-    .with_spawn(spawn_app)
-    .with_resources(&[&SHARED as &dyn Gate, &KEY as &dyn Gate])
-    .with_slot_timeout(10)
-    .at(2);
-static COORD: TaskNode = TaskNode::new("COORD", Mode::Terminate)
-    .with_spawn(spawn_coord)
-    .at(3);
-static EXTRA: TaskNode = TaskNode::new("EXTRA", Mode::Terminate)
-    .with_spawn(spawn_extra)
-    .disabled()
-    .at(4);
-static FAST: TaskNode = TaskNode::new("FAST", Mode::Terminate)
-    .with_spawn(spawn_fast)
-    .with_resources(&[&HIGH_SLOT as &dyn Gate])
-    .at(5);
-static ONESHOT: TaskNode = TaskNode::new("ONESHOT", Mode::Terminate)
-    .with_spawn(spawn_oneshot)
-    .with_resources(&[&SHARED as &dyn Gate])
-    .at(6);
-static WEDGED: TaskNode = TaskNode::new("WEDGED", Mode::OnDemand)
-    .with_spawn(spawn_wedged)
-    .at(7);
-static POOL: [TaskNode; 4] = [
-    TaskNode::new("POOL0", Mode::OnDemand)
-        .with_spawn(spawn_pool::<0>)
-        .in_pool(0)
-        .at(8),
-    TaskNode::new("POOL1", Mode::OnDemand)
-        .with_spawn(spawn_pool::<1>)
-        .in_pool(0)
-        .at(9),
-    TaskNode::new("POOL2", Mode::OnDemand)
-        .with_spawn(spawn_pool::<2>)
-        .in_pool(0)
-        .at(10),
-    TaskNode::new("POOL3", Mode::OnDemand)
-        .with_spawn(spawn_pool::<3>)
-        .in_pool(0)
-        .at(11),
-];
-static WORKERS: ElasticPool<DeferredShrink> = ElasticPool::new(
-    &POOL,
-    8,
-    1,
-    4,
-    DeferredShrink::new(Duration::from_millis(20)),
-);
+/// Payloads in the order workers received them.
+static JOB_LOG: Channel<Cs, u32, 16> = Channel::new();
+/// Lets the running job finish (Completed).
+static JOB_GO: Signal<Cs, ()> = Signal::new();
+static JSUP_STOP: Signal<Cs, ()> = Signal::new();
+static JSUP_RETURNED: AtomicBool = AtomicBool::new(false);
 
-const N: usize = 12;
-static GRAPH: Graph<N> = Graph::new(
-    [
-        Some(&BUS),
-        Some(&SENSOR),
-        Some(&APP),
-        Some(&COORD),
-        Some(&EXTRA),
-        Some(&FAST),
-        Some(&ONESHOT),
-        Some(&WEDGED),
-        Some(&POOL[0]),
-        Some(&POOL[1]),
-        Some(&POOL[2]),
-        Some(&POOL[3]),
-    ],
-    [
-        &[],
-        &[0],
-        &[1],
-        &[],
-        &[0],
-        &[0],
-        &[0],
-        &[],
-        &[0],
-        &[0],
-        &[0],
-        &[0],
-    ],
-)
-.with_ready_deps([&[], &[], &[], &[], &[], &[], &[0], &[], &[], &[], &[], &[]])
-.with_pools(&[&WORKERS]);
-static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
+async fn job_worker(node: &'static TaskNode, job: u32) {
+    let _ = JOB_LOG.try_send(job);
+    // A stop (Replace, teardown) ends the job early: the watcher sees Canceled.
+    let _ = node.run_cancellable(JOB_GO.wait()).await;
+}
+
+async fn gated_worker(node: &'static TaskNode, job: u32, _permit: u32) {
+    job_worker(node, job).await
+}
+
+#[embassy_executor::task]
+async fn job_supervisor(spawner: Spawner) {
+    if let Either::First(_) = select(JSUP.run(spawner), JSUP_STOP.wait()).await {
+        JSUP_RETURNED.store(true, Ordering::Release);
+    }
+}
+
+fn job_log() -> ([u32; 16], usize) {
+    let mut log = [0u32; 16];
+    let mut n = 0;
+    while let Ok(j) = JOB_LOG.try_receive() {
+        if n < log.len() {
+            log[n] = j;
+            n += 1;
+        }
+    }
+    (log, n)
+}
+
+fn job_log_is(want: &[u32]) -> bool {
+    let (log, n) = job_log();
+    &log[..n] == want
+}
+
+fn slot_status(key: &'static str) -> Option<SlotStatusKind> {
+    CTRL.snapshot().get(key).map(|v| v.status)
+}
+
+fn slot_queued(key: &'static str) -> usize {
+    CTRL.snapshot().get(key).map_or(0, |v| v.queued)
+}
+
+const REJECTED_BUSY: TaskOutcome = TaskOutcome::Rejected {
+    kind: RejectKind::SlotBusy,
+};
 
 // ---- helpers -----------------------------------------------------------------
 
@@ -489,6 +409,226 @@ async fn coordinate(spawner: Spawner) {
     );
 }
 
+// ---- phase 3: the controller -----------------------------------------------------
+
+async fn controller_phase(spawner: Spawner) {
+    spawner.spawn(job_supervisor(spawner).unwrap());
+    settle().await;
+    check(
+        "controller: OnDemand targets stay down under run()",
+        !JOB.is_running() && !GATED.is_running() && slot_status("JOB").is_none(),
+    );
+
+    // Queue: FIFO, one job at a time, each payload reaches its worker.
+    let mut during = false;
+    let (a, b, c, ()) = join4(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 1)),
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 2)),
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 3)),
+        async {
+            settle().await;
+            during = JOB.is_running()
+                && slot_status("JOB") == Some(SlotStatusKind::Running)
+                && slot_queued("JOB") == 2;
+            for _ in 0..3 {
+                JOB_GO.signal(());
+                settle().await;
+            }
+        },
+    )
+    .await;
+    check(
+        "controller Queue: first job runs, the other two wait in the slot",
+        during,
+    );
+    check(
+        "controller Queue: payloads delivered in FIFO order",
+        job_log_is(&[1, 2, 3]),
+    );
+    check(
+        "controller Queue: every watcher sees Completed",
+        [a, b, c].iter().all(|o| *o == TaskOutcome::Completed),
+    );
+    check(
+        "controller: slot Idle and target down after the queue drains",
+        slot_status("JOB") == Some(SlotStatusKind::Idle)
+            && !JOB.is_running()
+            && !JOB_IN.is_filled(),
+    );
+
+    // DropIfRunning: rejected at once on a busy slot, nothing started.
+    let (first, (dropped, still_one)) = join(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 10)),
+        async {
+            settle().await;
+            let r = CTRL
+                .submit_and_watch(ControllerSpec::drop_if_running(&T_JOB, 11))
+                .await;
+            settle().await;
+            let still_one = JOB.is_running() && slot_queued("JOB") == 0;
+            JOB_GO.signal(());
+            settle().await;
+            (r, still_one)
+        },
+    )
+    .await;
+    check(
+        "controller DropIfRunning: Rejected { SlotBusy } on a busy slot",
+        dropped == REJECTED_BUSY && still_one,
+    );
+    check(
+        "controller DropIfRunning: the rejected payload never ran",
+        first == TaskOutcome::Completed && job_log_is(&[10]),
+    );
+
+    // Queue depth 2: a third waiting job is rejected QueueFull.
+    let (x, y, z, (full, ())) = join4(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 20)),
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 21)),
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 22)),
+        async {
+            settle().await;
+            let r = CTRL
+                .submit_and_watch(ControllerSpec::queue(&T_JOB, 23))
+                .await;
+            for _ in 0..3 {
+                JOB_GO.signal(());
+                settle().await;
+            }
+            (r, ())
+        },
+    )
+    .await;
+    check(
+        "controller Queue: a full queue rejects QueueFull",
+        full == TaskOutcome::Rejected {
+            kind: RejectKind::QueueFull,
+        } && [x, y, z].iter().all(|o| *o == TaskOutcome::Completed)
+            && job_log_is(&[20, 21, 22]),
+    );
+
+    // Replace: the queued head is superseded, the running owner is stopped,
+    // the newest job starts once the owner is down.
+    let (running, queued, (newest, replaced_ok)) = join3(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 30)),
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 31)),
+        async {
+            settle().await;
+            let (r, ok) = join(
+                CTRL.submit_and_watch(ControllerSpec::replace(&T_JOB, 32)),
+                async {
+                    settle().await;
+                    let ok = JOB.is_running()
+                        && slot_status("JOB") == Some(SlotStatusKind::Running)
+                        && slot_queued("JOB") == 0;
+                    JOB_GO.signal(());
+                    settle().await;
+                    ok
+                },
+            )
+            .await;
+            (r, ok)
+        },
+    )
+    .await;
+    check(
+        "controller Replace: running owner Canceled",
+        running == TaskOutcome::Canceled,
+    );
+    check(
+        "controller Replace: queued head Rejected { SupersededByReplace }",
+        queued
+            == TaskOutcome::Rejected {
+                kind: RejectKind::SupersededByReplace,
+            },
+    );
+    check(
+        "controller Replace: newest job started after the owner went down, Completed",
+        replaced_ok && newest == TaskOutcome::Completed && job_log_is(&[30, 32]),
+    );
+
+    // A target that cannot come up (its PERMIT is missing): Failed, and the
+    // payload does not stay in the inbox for a later spawn.
+    let failed = CTRL
+        .submit_and_watch(ControllerSpec::queue(&T_GATED, 40))
+        .await;
+    check(
+        "controller: a spawn that fails resolves Failed, inbox emptied",
+        failed == TaskOutcome::Failed
+            && !GATED.is_running()
+            && !GATED_IN.is_filled()
+            && job_log_is(&[]),
+    );
+    PERMIT.provide(1);
+    let (ok, ()) = join(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_GATED, 41)),
+        async {
+            settle().await;
+            JOB_GO.signal(());
+            settle().await;
+        },
+    )
+    .await;
+    check(
+        "controller: with its permit the same target runs the job, Completed",
+        ok == TaskOutcome::Completed && job_log_is(&[41]) && !PERMIT.is_filled(),
+    );
+
+    // Teardown resolves everything: the running job Canceled, the queued
+    // one Rejected { ShuttingDown }; the controller reopens afterwards.
+    let (cancelled, shut, torn) = join3(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 50)),
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 51)),
+        async {
+            settle().await;
+            JSUP.teardown().await
+        },
+    )
+    .await;
+    check(
+        "controller teardown: running job Canceled, queued Rejected { ShuttingDown }",
+        torn.is_ok()
+            && cancelled == TaskOutcome::Canceled
+            && shut
+                == TaskOutcome::Rejected {
+                    kind: RejectKind::ShuttingDown,
+                }
+            && job_log_is(&[50])
+            && !JOB.is_running(),
+    );
+    // A torn-down graph is halted: a new job waits in its slot until the
+    // graph is started again, then runs.
+    let (again, (held, restarted)) = join(
+        CTRL.submit_and_watch(ControllerSpec::queue(&T_JOB, 60)),
+        async {
+            settle().await;
+            let held = !JOB.is_running()
+                && slot_status("JOB") == Some(SlotStatusKind::Admitting)
+                && job_log_is(&[]);
+            let restarted = JSUP.start(spawner).await.is_ok();
+            settle().await;
+            JOB_GO.signal(());
+            settle().await;
+            (held, restarted)
+        },
+    )
+    .await;
+    check(
+        "controller: after teardown a job waits in its slot (Admitting), nothing spawned",
+        held,
+    );
+    check(
+        "controller: start() resumes admission, the waiting job runs, Completed",
+        restarted && again == TaskOutcome::Completed && job_log_is(&[60]),
+    );
+    check(
+        "controller: Supervisor::run still driving (no error)",
+        !JSUP_RETURNED.load(Ordering::Acquire),
+    );
+    JSUP_STOP.signal(());
+    settle().await;
+}
+
 // ---- phase 2: main task ---------------------------------------------------------
 
 #[embassy_executor::task]
@@ -502,8 +642,10 @@ async fn main_task(spawner: Spawner) {
     CALIB.provide(0xCA1B);
     KEY.provide(42);
     SHARED.provide(7);
+    // The graph's `executor HIGH;` slot, filled by the board's interrupt
+    // executor: FAST's bring-up waits for it.
     if let Some(high) = fw::exec::HIGH.start(fw::board::SPARE_IRQ) {
-        HIGH_SLOT.set(high);
+        HIGH.set(high);
     }
 
     let r = SUP.start(spawner).await;
@@ -543,7 +685,11 @@ async fn main_task(spawner: Spawner) {
         r.is_ok() && before == [spawns(0), spawns(1), spawns(2)],
     );
 
-    // Phase 1 runs in the detached coordinator.
+    // Phase 1 runs in the detached coordinator, spawned by hand as the
+    // spec's power-coordinator recipe does (`adopt` registers the instance).
+    let coord = coord_task(&COORD, spawner).unwrap();
+    COORD.adopt(&coord);
+    spawner.spawn(coord);
     COORD_GO.signal(());
     COORD_DONE.wait().await;
 
@@ -667,6 +813,8 @@ async fn main_task(spawner: Spawner) {
         "final teardown: Ok",
         r.is_ok() && !BUS.is_running() && !APP.is_running(),
     );
+
+    controller_phase(spawner).await;
     finish()
 }
 
