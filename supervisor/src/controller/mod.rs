@@ -6,7 +6,7 @@
 //! target's inbox, a `ResourceSlot` filled just before the spawn. Slots are
 //! keyed by [`Key`] (default: the target's name). The [`Controller`] is a
 //! `static` with compile-time capacities, handed to the supervisor with
-//! [`Supervisor::with_controller`]; `Supervisor::run` drives it.
+//! [`Supervisor::with_controller`](crate::Supervisor::with_controller); `Supervisor::run` drives it.
 //!
 //! Invariants: at most one running job per slot; a queued job touches no node
 //! until it owns its slot; `Queue` is FIFO; `Replace` is latest-wins for the
