@@ -1,7 +1,6 @@
 //! Puts the selected board's memory.x on the linker path, and generates the
-//! benchmark's node table (one spawn fn per node: a `SpawnFn` takes no argument,
-//! so each node needs its own monomorphized fn, and 250 of them are not written
-//! by hand).
+//! benchmark's node table (250 nodes, all sharing one spawn fn, which receives
+//! its node: not written by hand).
 
 use std::env;
 use std::fmt::Write as _;
