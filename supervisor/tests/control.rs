@@ -13,48 +13,26 @@ use embassy_supervisor::{
 };
 use embassy_time::Duration;
 
-#[embassy_executor::task(pool_size = 8)]
-async fn worker(node: &'static TaskNode) {
-    let _ = node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await;
-    node.mark_exited();
-}
-
-macro_rules! spawner_for {
-    ($f:ident, $node:expr) => {
-        fn $f(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-            s.spawn(worker(&$node)?);
-            Ok(())
-        }
-    };
-}
-
 // ---- graph 1: NET -> POOL[3] ; APP -> NET --------------------------------
-spawner_for!(spawn_net, NET);
-spawner_for!(spawn_app, APP);
-spawner_for!(spawn_p0, POOL[0]);
-spawner_for!(spawn_p1, POOL[1]);
-spawner_for!(spawn_p2, POOL[2]);
 static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
-    .with_spawn(spawn_net)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static POOL: [TaskNode; 3] = [
     TaskNode::new("POOL[0]", Mode::Terminate)
-        .with_spawn(spawn_p0)
+        .with_spawn(common::spawn_worker)
         .at(1)
         .in_pool(0),
     TaskNode::new("POOL[1]", Mode::OnDemand)
-        .with_spawn(spawn_p1)
+        .with_spawn(common::spawn_worker)
         .at(2)
         .in_pool(0),
     TaskNode::new("POOL[2]", Mode::OnDemand)
-        .with_spawn(spawn_p2)
+        .with_spawn(common::spawn_worker)
         .at(3)
         .in_pool(0),
 ];
 static APP: TaskNode = TaskNode::new("APP", Mode::Terminate)
-    .with_spawn(spawn_app)
+    .with_spawn(common::spawn_worker)
     .at(4)
     .disabled();
 static POOL_POOL: ElasticPool<DeferredShrink> =
@@ -138,16 +116,14 @@ fn apply_control_cascades_and_pool_expansion() {
 }
 
 // ---- graph 2: the storm: A <- B <- C --------------------------------------
-spawner_for!(spawn_a, A);
-spawner_for!(spawn_c, C);
 static A: TaskNode = TaskNode::new("A", Mode::Terminate)
-    .with_spawn(spawn_a)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static B: TaskNode = TaskNode::new("B", Mode::Pause)
     .with_spawn(spawn_b_pausable)
     .at(1);
 static C: TaskNode = TaskNode::new("C", Mode::Terminate)
-    .with_spawn(spawn_c)
+    .with_spawn(common::spawn_worker)
     .at(2);
 static G2: Graph<3> = Graph::new([Some(&A), Some(&B), Some(&C)], [&[], &[0], &[1]]);
 static SUP2: Supervisor<3> = Supervisor::new(&G2);

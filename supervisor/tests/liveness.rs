@@ -3,25 +3,12 @@
 #![cfg(feature = "liveness")]
 mod common;
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
 use embassy_time::Duration;
 
-#[embassy_executor::task]
-async fn worker(node: &'static TaskNode) {
-    let _ = node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await;
-    node.mark_exited();
-}
-
-fn spawn_beat(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(&BEAT)?);
-    Ok(())
-}
-
 static BEAT: TaskNode = TaskNode::new("BEAT", Mode::Terminate)
-    .with_spawn(spawn_beat)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static G: Graph<1> = Graph::new([Some(&BEAT)], [&[]]);
 static SUP: Supervisor<1> = Supervisor::new(&G);

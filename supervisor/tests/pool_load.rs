@@ -5,64 +5,39 @@
 #![cfg(feature = "pool")]
 mod common;
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, Supervisor, TaskNode};
 use embassy_time::Duration;
 
-#[embassy_executor::task(pool_size = 7)]
-async fn worker(node: &'static TaskNode) {
-    let _ = node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await;
-    node.mark_exited();
-}
-
-macro_rules! spawner_for {
-    ($f:ident, $node:expr) => {
-        fn $f(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-            s.spawn(worker(&$node)?);
-            Ok(())
-        }
-    };
-}
-
-spawner_for!(spawn_broker, BROKER);
-spawner_for!(spawn_0, W[0]);
-spawner_for!(spawn_1, W[1]);
-spawner_for!(spawn_2, W[2]);
-spawner_for!(spawn_3, W[3]);
-spawner_for!(spawn_4, W[4]);
-spawner_for!(spawn_5, W[5]);
-
 const MIN: u8 = 1;
 const MAX: u8 = 4;
 static BROKER: TaskNode = TaskNode::new("BROKER", Mode::Terminate)
-    .with_spawn(spawn_broker)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static W: [TaskNode; 6] = [
     TaskNode::new("W[0]", Mode::Terminate)
-        .with_spawn(spawn_0)
+        .with_spawn(common::spawn_worker)
         .at(1)
         .in_pool(0),
     TaskNode::new("W[1]", Mode::OnDemand)
-        .with_spawn(spawn_1)
+        .with_spawn(common::spawn_worker)
         .at(2)
         .in_pool(0),
     TaskNode::new("W[2]", Mode::OnDemand)
-        .with_spawn(spawn_2)
+        .with_spawn(common::spawn_worker)
         .at(3)
         .in_pool(0),
     TaskNode::new("W[3]", Mode::OnDemand)
-        .with_spawn(spawn_3)
+        .with_spawn(common::spawn_worker)
         .at(4)
         .in_pool(0),
     TaskNode::new("W[4]", Mode::OnDemand)
-        .with_spawn(spawn_4)
+        .with_spawn(common::spawn_worker)
         .at(5)
         .in_pool(0),
     TaskNode::new("W[5]", Mode::OnDemand)
-        .with_spawn(spawn_5)
+        .with_spawn(common::spawn_worker)
         .at(6)
         .in_pool(0),
 ];

@@ -4,36 +4,17 @@
 #![cfg(all(feature = "readiness", feature = "pool"))]
 mod common;
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_futures::join::join;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, Supervisor, TaskNode};
 use embassy_time::Duration;
 
-#[embassy_executor::task(pool_size = 4)]
-async fn worker(node: &'static TaskNode) {
-    let _ = node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await;
-    node.mark_exited();
-}
-
-macro_rules! spawner_for {
-    ($f:ident, $node:expr) => {
-        fn $f(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-            s.spawn(worker(&$node)?);
-            Ok(())
-        }
-    };
-}
-
-spawner_for!(spawn_net, NET);
-spawner_for!(spawn_http, HTTP);
 static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
-    .with_spawn(spawn_net)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static HTTP: TaskNode = TaskNode::new("HTTP", Mode::Terminate)
-    .with_spawn(spawn_http)
+    .with_spawn(common::spawn_worker)
     .at(1)
     .with_slot_timeout(10_000);
 static G: Graph<2> =
@@ -84,19 +65,16 @@ fn ready_dep_holds_spawn_until_set_ready_then_times_out_as_busy() {
     common::run(&[&NET, &HTTP], |s| s.spawn(ready_gate(s).unwrap()));
 }
 
-spawner_for!(spawn_link, LINK);
-spawner_for!(spawn_w0, W[0]);
-spawner_for!(spawn_w1, W[1]);
 static LINK: TaskNode = TaskNode::new("LINK", Mode::Terminate)
-    .with_spawn(spawn_link)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static W: [TaskNode; 2] = [
     TaskNode::new("W[0]", Mode::OnDemand)
-        .with_spawn(spawn_w0)
+        .with_spawn(common::spawn_worker)
         .at(1)
         .in_pool(0),
     TaskNode::new("W[1]", Mode::OnDemand)
-        .with_spawn(spawn_w1)
+        .with_spawn(common::spawn_worker)
         .at(2)
         .in_pool(0),
 ];

@@ -2,24 +2,11 @@
 //! restart a one-node hand-built graph.
 mod common;
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
 
-#[embassy_executor::task]
-async fn worker(node: &'static TaskNode) {
-    let _ = node
-        .run_cancellable_acked(core::future::pending::<()>())
-        .await;
-    node.mark_exited();
-}
-
-fn spawn_a(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(&A)?);
-    Ok(())
-}
-
 static A: TaskNode = TaskNode::new("A", Mode::Terminate)
-    .with_spawn(spawn_a)
+    .with_spawn(common::spawn_worker)
     .at(0);
 static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
 static SUP: Supervisor<1> = Supervisor::new(&GRAPH);

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
-use embassy_executor::{Executor, Spawner};
+use embassy_executor::{Executor, SpawnError, Spawner};
 use embassy_supervisor::TaskNode;
 use embassy_time::{Duration, MockDriver};
 
@@ -99,4 +99,19 @@ pub fn describe(nodes: &[&'static TaskNode]) -> String {
     } else {
         out
     }
+}
+
+/// The canonical worker: serves until asked to stop, acks, records its exit.
+#[embassy_executor::task(pool_size = 32)]
+pub async fn worker(node: &'static TaskNode) {
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
+    node.mark_exited();
+}
+
+/// The spawn fn of every node that runs [`worker`] (a spawn fn receives its node).
+pub fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(node)?);
+    Ok(())
 }
