@@ -35,6 +35,8 @@ step "host tests (default features)"
 cargo test --workspace
 step "host tests (no default features)"
 cargo test -p embassy-supervisor --no-default-features --lib --tests
+step "compile-fail rules of features that are off (pool, readiness, ...)"
+cargo test -p embassy-supervisor --no-default-features --features macros --test compile_fail
 step "host tests (all host features)"
 cargo test -p embassy-supervisor --features "$HOST_FEATURES"
 

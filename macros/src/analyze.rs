@@ -22,7 +22,6 @@ pub struct Model {
     pub take_slots: Vec<TakeSlot>,
     pub shared_slots: Vec<SharedSlot>,
     pub any_ready: bool,
-    pub first_pool_keyword: Option<Span>,
     /// The first `local` marker, if any entry is `local`: the graph emits
     /// its local slot type once, its `unsafe` spanned on this user token so
     /// the user's `unsafe_code` lints judge it as their own code.
@@ -246,6 +245,14 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                 let is_pool = matches!(item.kind, ItemKind::Pool(_));
                 if is_pool && first_pool_keyword.is_none() {
                     first_pool_keyword = Some(d.keyword.span());
+                    if !crate::pool_feature() {
+                        errors.push(
+                            d.keyword.span(),
+                            origin,
+                            "a `pool` item needs the `pool` feature of embassy-supervisor (on by \
+                             default): enable it, or declare the members as `node`s",
+                        );
+                    }
                 }
                 slot += if is_pool { d.modes.len().max(1) } else { 1 };
                 if slot > MAX_SLOTS && !slot_cap_reported {
@@ -977,7 +984,6 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         take_slots,
         shared_slots: shared.into_iter().map(|(s, _, _)| s).collect(),
         any_ready,
-        first_pool_keyword,
         any_local,
         any_state,
     })

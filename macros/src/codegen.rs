@@ -22,10 +22,6 @@ pub fn emit(m: &Model) -> TokenStream {
     let rt = rt();
     let mut out = TokenStream::new();
 
-    if let Some(sp) = m.first_pool_keyword {
-        out.extend(quote_spanned!(sp=> #rt::__private::require_pool_feature!{}));
-    }
-
     for e in &m.executors {
         let cfg = e.cfg.attr();
         let name = &e.name;

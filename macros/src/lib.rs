@@ -52,6 +52,10 @@ pub fn compose_graph(input: TokenStream) -> TokenStream {
     expand_compose(input.into()).into()
 }
 
+fn pool_feature() -> bool {
+    cfg!(feature = "pool")
+}
+
 fn readiness() -> bool {
     cfg!(feature = "readiness")
 }

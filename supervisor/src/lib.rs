@@ -62,10 +62,6 @@ pub mod __private {
     pub use embassy_executor;
     pub use embassy_time;
 
-    /// A `pool` item expands to this first: without the `pool` feature it is
-    /// the one readable error (spanned on `pool`) instead of a missing type.
-    pub use crate::__es_require_pool_feature as require_pool_feature;
-
     use embassy_executor::SpawnError;
 
     /// The value a closure `spawn:` body may end with: `()` (the value of
@@ -99,24 +95,6 @@ pub mod __private {
     pub fn spawn_result(value: impl IntoSpawnResult) -> Result<(), SpawnError> {
         value.into_spawn_result()
     }
-}
-
-#[cfg(feature = "pool")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __es_require_pool_feature {
-    () => {};
-}
-
-#[cfg(not(feature = "pool"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __es_require_pool_feature {
-    () => {
-        ::core::compile_error!(
-            "a `pool` item requires the `pool` feature of embassy-supervisor (on by default)"
-        );
-    };
 }
 
 // The README's examples are compiled as doctests, so they cannot rot.

@@ -3,11 +3,16 @@
 //! whose outcome depends on an opt-in feature live in a subdirectory run only
 //! with (or only without) that feature: trybuild builds them with the
 //! features this test binary has.
-#![cfg(all(feature = "macros", feature = "pool"))]
+#![cfg(feature = "macros")]
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
+    #[cfg(feature = "pool")]
     t.compile_fail("tests/ui/*.rs");
+    #[cfg(not(feature = "pool"))]
+    t.compile_fail("tests/ui/no_pool/*.rs");
+    #[cfg(not(feature = "readiness"))]
+    t.compile_fail("tests/ui/no_readiness/*.rs");
     #[cfg(feature = "local-resources")]
     t.compile_fail("tests/ui/local_resources/*.rs");
     #[cfg(not(feature = "local-resources"))]
