@@ -3,7 +3,7 @@
 //! change, or a policy deadline.
 
 use embassy_executor::Spawner;
-#[cfg(feature = "pool")]
+#[cfg(any(feature = "pool", feature = "controller"))]
 use embassy_time::Instant;
 
 #[cfg(feature = "control")]
@@ -73,7 +73,10 @@ impl<const N: usize> Supervisor<N> {
             #[cfg(not(feature = "pool"))]
             let deadline = None;
             #[cfg(feature = "controller")]
-            self.drive_controller(spawner).await;
+            let deadline = match self.drive_controller(spawner).await {
+                Ok(due) => earliest(deadline, due),
+                Err(e) => return RunError::Shutdown(e),
+            };
             #[cfg(feature = "control")]
             {
                 use embassy_futures::select::{Either, select};
@@ -198,8 +201,9 @@ impl<const N: usize> Supervisor<N> {
 }
 
 /// Wait until anything changes after `epoch`, or until `deadline`. Without
-/// pools nothing but control needs the driver, so it waits forever.
-#[cfg(feature = "pool")]
+/// pools or a controller nothing but control needs the driver, so it waits
+/// forever.
+#[cfg(any(feature = "pool", feature = "controller"))]
 async fn wait_change(epoch: u32, deadline: Option<Instant>) {
     let changed = notify::wait_for(|| (notify::epoch() != epoch).then_some(()));
     match deadline {
@@ -210,7 +214,16 @@ async fn wait_change(epoch: u32, deadline: Option<Instant>) {
     }
 }
 
-#[cfg(not(feature = "pool"))]
+#[cfg(not(any(feature = "pool", feature = "controller")))]
 async fn wait_change(_epoch: u32, _deadline: Option<embassy_time::Instant>) {
     core::future::pending::<()>().await
+}
+
+/// The earlier of two optional deadlines.
+#[cfg(feature = "controller")]
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }

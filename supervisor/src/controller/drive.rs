@@ -3,7 +3,7 @@
 
 use crate::{Supervisor, TaskNode};
 use embassy_executor::{SpawnError, Spawner};
-use embassy_time::Instant;
+use embassy_time::{Duration, Instant};
 
 use super::*;
 
@@ -26,6 +26,10 @@ mod sealed {
         fn admitted(&self, a: Admission, result: Result<(), SpawnError>);
         fn close(&self);
         fn reopen(&self);
+        /// The owner of a slot that has waited longer than `ack` for its
+        /// stopped owner (Replace) to go down, or else the earliest instant
+        /// at which one could.
+        fn overdue(&self, now: Instant, ack: Duration) -> Result<Option<Instant>, &'static TaskNode>;
     }
 }
 pub(super) use sealed::{Admission, Drive};
@@ -48,6 +52,23 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
             inbox.provide(payload);
         }
         Some(admission)
+    }
+
+    fn overdue(&self, now: Instant, ack: Duration) -> Result<Option<Instant>, &'static TaskNode> {
+        self.state.lock(|s| {
+            let mut earliest: Option<Instant> = None;
+            for slot in s.borrow().slots.iter() {
+                let (SlotStatusKind::Terminating, Some(owner)) = (slot.status, slot.owner) else {
+                    continue;
+                };
+                let Some(due) = slot.since.checked_add(ack) else { continue };
+                if now >= due {
+                    return Err(owner);
+                }
+                earliest = Some(earliest.map_or(due, |e| e.min(due)));
+            }
+            Ok(earliest)
+        })
     }
 
     fn admitted(&self, a: Admission, result: Result<(), SpawnError>) {
@@ -137,8 +158,14 @@ impl<const N: usize> Supervisor<N> {
     /// One controller pass: apply submissions, resolve owners that are
     /// down, start every job that can start. Called by `run` after each
     /// change (the notify epoch), never on a timer.
-    pub(crate) async fn drive_controller(&self, spawner: Spawner) {
-        let Some(ctrl) = self.controller else { return };
+    /// Returns when the driver must look again even if nothing changes (a
+    /// stopped owner's ack deadline), or the owner that missed it: a Replace
+    /// stop is a stop like any other, and a missed ack is `run`'s error.
+    pub(crate) async fn drive_controller(
+        &self,
+        spawner: Spawner,
+    ) -> Result<Option<Instant>, crate::ShutdownTimeout> {
+        let Some(ctrl) = self.controller else { return Ok(None) };
         // A torn-down graph starts nothing until it is started again (as
         // pools do not regrow): jobs wait in their slots meanwhile.
         while let Some(a) = ctrl.next_admission(!self.is_halted()) {
@@ -149,5 +176,10 @@ impl<const N: usize> Supervisor<N> {
             let result = self.bring_up(a.node, spawner).await;
             guard.finish(result);
         }
+        ctrl.overdue(Instant::now(), crate::SHUTDOWN_ACK_TIMEOUT).map_err(|node| {
+            #[cfg(feature = "events")]
+            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+            crate::ShutdownTimeout { node }
+        })
     }
 }
