@@ -31,6 +31,11 @@ else
     printf '\nMSRV toolchain %s not installed (`rustup toolchain install %s`): skipping the MSRV check\n' "$msrv" "$msrv"
 fi
 
+step "each feature on its own"
+for f in control pool macros readiness liveness controller events; do
+    cargo check -q -p embassy-supervisor --no-default-features --features "$f"
+done
+
 step "host tests (default features)"
 cargo test --workspace
 step "host tests (no default features)"
