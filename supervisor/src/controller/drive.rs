@@ -29,7 +29,11 @@ mod sealed {
         /// The owner of a slot that has waited longer than `ack` for its
         /// stopped owner (Replace) to go down, or else the earliest instant
         /// at which one could.
-        fn overdue(&self, now: Instant, ack: Duration) -> Result<Option<Instant>, &'static TaskNode>;
+        fn overdue(
+            &self,
+            now: Instant,
+            ack: Duration,
+        ) -> Result<Option<Instant>, &'static TaskNode>;
     }
 }
 pub(super) use sealed::{Admission, Drive};
@@ -61,7 +65,9 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
                 let (SlotStatusKind::Terminating, Some(owner)) = (slot.status, slot.owner) else {
                     continue;
                 };
-                let Some(due) = slot.since.checked_add(ack) else { continue };
+                let Some(due) = slot.since.checked_add(ack) else {
+                    continue;
+                };
                 if now >= due {
                     return Err(owner);
                 }
@@ -165,7 +171,9 @@ impl<const N: usize> Supervisor<N> {
         &self,
         spawner: Spawner,
     ) -> Result<Option<Instant>, crate::ShutdownTimeout> {
-        let Some(ctrl) = self.controller else { return Ok(None) };
+        let Some(ctrl) = self.controller else {
+            return Ok(None);
+        };
         // A torn-down graph starts nothing until it is started again (as
         // pools do not regrow): jobs wait in their slots meanwhile.
         while let Some(a) = ctrl.next_admission(!self.is_halted()) {
@@ -176,10 +184,11 @@ impl<const N: usize> Supervisor<N> {
             let result = self.bring_up(a.node, spawner).await;
             guard.finish(result);
         }
-        ctrl.overdue(Instant::now(), crate::SHUTDOWN_ACK_TIMEOUT).map_err(|node| {
-            #[cfg(feature = "events")]
-            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
-            crate::ShutdownTimeout { node }
-        })
+        ctrl.overdue(Instant::now(), crate::SHUTDOWN_ACK_TIMEOUT)
+            .map_err(|node| {
+                #[cfg(feature = "events")]
+                crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+                crate::ShutdownTimeout { node }
+            })
     }
 }
