@@ -4,10 +4,10 @@
 
 use core::cell::Cell;
 use core::future::{Future, poll_fn};
+use core::pin::pin;
 use core::task::{Poll, Waker};
 
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
-use embassy_futures::select::{Either, select};
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 #[cfg(feature = "liveness")]
@@ -266,17 +266,43 @@ impl TaskNode {
     /// Race `fut` against a stop request. `Err(Aborted)` if the stop came first
     /// (the future is dropped); no ack is sent, so cleanup can run before
     /// [`ack_dropped`](Self::ack_dropped).
-    pub async fn run_cancellable<F: Future>(&self, fut: F) -> Result<F::Output, Aborted> {
-        match select(fut, self.wait_shutdown()).await {
-            Either::First(out) => Ok(out),
-            Either::Second(()) => Err(Aborted),
-        }
+    pub fn run_cancellable<F: Future>(
+        &self,
+        fut: F,
+    ) -> impl Future<Output = Result<F::Output, Aborted>> {
+        self.race_shutdown(fut, false)
     }
 
     /// [`run_cancellable`](Self::run_cancellable), acking the stop on `Err(Aborted)`.
-    pub async fn run_cancellable_acked<F: Future>(&self, fut: F) -> Result<F::Output, Aborted> {
-        let out = self.run_cancellable(fut).await;
-        if out.is_err() {
+    pub fn run_cancellable_acked<F: Future>(
+        &self,
+        fut: F,
+    ) -> impl Future<Output = Result<F::Output, Aborted>> {
+        self.race_shutdown(fut, true)
+    }
+
+    /// Both combinators in one flat future: `fut` is polled first (a result
+    /// that is ready wins over a stop arriving in the same poll), then the
+    /// stop flag. One layer instead of a `select` over two futures keeps the
+    /// worker's task storage, which is RAM per node, small.
+    async fn race_shutdown<F: Future>(&self, fut: F, ack: bool) -> Result<F::Output, Aborted> {
+        let mut fut = pin!(fut);
+        let out = poll_fn(|cx| {
+            if let Poll::Ready(v) = fut.as_mut().poll(cx) {
+                return Poll::Ready(Ok(v));
+            }
+            if self.shutdown_requested() {
+                return Poll::Ready(Err(Aborted));
+            }
+            self.register_task_waker(cx.waker());
+            if self.shutdown_requested() {
+                Poll::Ready(Err(Aborted))
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+        if ack && out.is_err() {
             self.ack_dropped();
         }
         out

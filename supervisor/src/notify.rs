@@ -23,7 +23,7 @@ use portable_atomic::{AtomicU32, Ordering};
 /// How many observers can wait at once. Beyond this, registrations keep
 /// waking each other (correct, but the waiters spin): fan many app-level
 /// waiters out through an app-owned `embassy_sync::watch::Watch` instead.
-pub const OBSERVERS: usize = 16;
+pub const OBSERVERS: usize = 8;
 
 static WAITERS: Mutex<CriticalSectionRawMutex, RefCell<MultiWakerRegistration<OBSERVERS>>> =
     Mutex::new(RefCell::new(MultiWakerRegistration::new()));
