@@ -8,7 +8,7 @@
 #![cfg(all(feature = "controller", feature = "pool"))]
 
 mod common;
-#[path = "controller_kit.rs"]
+#[path = "kits/controller.rs"]
 mod kit;
 
 use std::collections::{BTreeMap, VecDeque};

@@ -4,7 +4,7 @@
 //! with nothing taken, and `failed_node()`. Only the timeout tests move the
 //! mock clock, and only once the operation under test is waiting.
 mod common;
-#[path = "lifecycle_kit.rs"]
+#[path = "kits/lifecycle.rs"]
 mod kit;
 
 use core::sync::atomic::Ordering;

@@ -2,10 +2,10 @@
 //! `<operation>__<column>__<what the cell promises>`. Columns: Terminate
 //! (`T`, `BASE`, `TOP`), Pause (`P`), OnDemand (`O`), disabled (`D`, `DP`),
 //! detached (`X`, which detaches itself on its first run). The graph is the
-//! kit's (see `lifecycle_kit.rs`); every test gets a fresh one. No test here
+//! kit's (see `kits/lifecycle.rs`); every test gets a fresh one. No test here
 //! moves the mock clock: every path resolves by signal.
 mod common;
-#[path = "lifecycle_kit.rs"]
+#[path = "kits/lifecycle.rs"]
 mod kit;
 
 use common::settle;

@@ -1,7 +1,7 @@
 //! Task-side protocol details beyond the table: several tasks waiting on one
 //! node's stop request.
 mod common;
-#[path = "lifecycle_kit.rs"]
+#[path = "kits/lifecycle.rs"]
 mod kit;
 
 use core::future::{Future, poll_fn};

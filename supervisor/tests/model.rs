@@ -18,7 +18,7 @@
 //!
 //! Seeded xorshift (no extra deps); `MODEL_SEED=<u64>` replays a run.
 mod common;
-#[path = "lifecycle_kit.rs"]
+#[path = "kits/lifecycle.rs"]
 mod kit;
 
 use common::settle;

@@ -4,7 +4,7 @@
 //! or, for the "waits on a task that is gone" kind, as a harness hang report
 //! naming the node (the mock clock is frozen unless a test moves it).
 mod common;
-#[path = "lifecycle_kit.rs"]
+#[path = "kits/lifecycle.rs"]
 mod kit;
 
 use core::sync::atomic::Ordering;

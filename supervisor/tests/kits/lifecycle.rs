@@ -1,5 +1,5 @@
 //! Shared fixture of the lifecycle tests (`lifecycle_table`, `pitfalls_lifecycle`,
-//! `model`), included with `#[path = "lifecycle_kit.rs"] mod kit;`. Built on
+//! `model`), included with `#[path = "kits/lifecycle.rs"] mod kit;`. Built on
 //! `tests/common` (which runs the executor); this file only supplies a graph.
 //!
 //! Statics outlive a test, so every test stamps a fresh graph with

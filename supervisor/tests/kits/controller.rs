@@ -1,5 +1,5 @@
 //! Shared fixture of the controller tests, included with
-//! `#[path = "controller_kit.rs"] mod kit;`. Built on `tests/common`.
+//! `#[path = "kits/controller.rs"] mod kit;`. Built on `tests/common`.
 //!
 //! Graph (slot: node), every node `OnDemand` with a `u32` inbox:
 //!
