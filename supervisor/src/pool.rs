@@ -146,10 +146,6 @@ pub trait Pool: Sync {
     fn bounds(&self) -> (u8, u8);
     /// Ask the policy.
     fn decide(&self, load: PoolLoad, now: Instant) -> Decision;
-    /// The members' graph slots, as an iterator.
-    fn members(&self) -> Range<usize> {
-        self.slots()
-    }
 }
 
 /// An elastic pool over a static member array (`NAME: [TaskNode; K]`), whose

@@ -506,7 +506,7 @@ impl<const N: usize> Cascade<N> {
         self.add(graph, i, n);
         #[cfg(feature = "pool")]
         if let Some(pool) = graph.pools.get(n.pool as usize) {
-            for m in pool.members() {
+            for m in pool.slots() {
                 if let Some(member) = graph.node(m)
                     && !member.is_detached()
                 {
