@@ -205,13 +205,7 @@ impl<const N: usize> Supervisor<N> {
 /// forever.
 #[cfg(any(feature = "pool", feature = "controller"))]
 async fn wait_change(epoch: u32, deadline: Option<Instant>) {
-    let changed = notify::wait_for(|| (notify::epoch() != epoch).then_some(()));
-    match deadline {
-        Some(at) => {
-            let _ = embassy_time::with_deadline(at, changed).await;
-        }
-        None => changed.await,
-    }
+    crate::wait::Until::until(crate::wait::Cond::Changed(epoch), deadline).await;
 }
 
 #[cfg(not(any(feature = "pool", feature = "controller")))]

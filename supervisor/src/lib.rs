@@ -19,6 +19,7 @@
 
 mod log;
 
+mod cancel;
 mod driver;
 mod error;
 mod graph;
@@ -26,6 +27,7 @@ mod node;
 mod notify;
 mod resource;
 mod supervisor;
+mod wait;
 
 #[cfg(feature = "control")]
 mod control;

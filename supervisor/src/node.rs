@@ -4,7 +4,6 @@
 
 use core::cell::Cell;
 use core::future::{Future, poll_fn};
-use core::pin::pin;
 use core::task::{Poll, Waker};
 
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
@@ -14,6 +13,7 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
 
+use crate::cancel::Cancellable;
 use crate::error::Aborted;
 use crate::notify;
 use crate::resource::Gate;
@@ -250,11 +250,7 @@ impl TaskNode {
     /// Park until a stop or pause is requested (immediately if one already is).
     pub async fn wait_shutdown(&self) {
         poll_fn(|cx| {
-            if self.shutdown_requested() {
-                return Poll::Ready(());
-            }
-            self.register_task_waker(cx.waker());
-            if self.shutdown_requested() {
+            if self.stop_seen(cx.waker()) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -270,7 +266,7 @@ impl TaskNode {
         &self,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Aborted>> {
-        self.race_shutdown(fut, false)
+        Cancellable::new(self, fut, false)
     }
 
     /// [`run_cancellable`](Self::run_cancellable), acking the stop on `Err(Aborted)`.
@@ -278,34 +274,18 @@ impl TaskNode {
         &self,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Aborted>> {
-        self.race_shutdown(fut, true)
+        Cancellable::new(self, fut, true)
     }
 
-    /// Both combinators in one flat future: `fut` is polled first (a result
-    /// that is ready wins over a stop arriving in the same poll), then the
-    /// stop flag. One layer instead of a `select` over two futures keeps the
-    /// worker's task storage, which is RAM per node, small.
-    async fn race_shutdown<F: Future>(&self, fut: F, ack: bool) -> Result<F::Output, Aborted> {
-        let mut fut = pin!(fut);
-        let out = poll_fn(|cx| {
-            if let Poll::Ready(v) = fut.as_mut().poll(cx) {
-                return Poll::Ready(Ok(v));
-            }
-            if self.shutdown_requested() {
-                return Poll::Ready(Err(Aborted));
-            }
-            self.register_task_waker(cx.waker());
-            if self.shutdown_requested() {
-                Poll::Ready(Err(Aborted))
-            } else {
-                Poll::Pending
-            }
-        })
-        .await;
-        if ack && out.is_err() {
-            self.ack_dropped();
+    /// True once a stop is requested; otherwise `waker` is registered to
+    /// learn of one. Checked again after registering, so a stop landing in
+    /// between is never missed.
+    pub(crate) fn stop_seen(&self, waker: &Waker) -> bool {
+        if self.shutdown_requested() {
+            return true;
         }
-        out
+        self.register_task_waker(waker);
+        self.shutdown_requested()
     }
 
     /// Complete the stop handshake: the node reads as down and the waiting
@@ -428,7 +408,7 @@ impl TaskNode {
     /// Wait until the node is ready. Any number of tasks may wait.
     #[cfg(feature = "readiness")]
     pub async fn wait_ready(&self) {
-        notify::wait_for(|| self.is_ready().then_some(())).await
+        crate::wait::Until::forever(crate::wait::Cond::Ready(self)).await;
     }
 
     // ---- liveness -------------------------------------------------------

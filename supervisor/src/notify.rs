@@ -17,7 +17,6 @@ use core::task::Poll;
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::waitqueue::MultiWakerRegistration;
-use embassy_time::{Duration, with_timeout};
 use portable_atomic::{AtomicU32, Ordering};
 
 /// How many observers can wait at once. Beyond this, registrations keep
@@ -63,12 +62,4 @@ pub(crate) async fn wait_for<T>(mut ready: impl FnMut() -> Option<T>) -> T {
         }
     })
     .await
-}
-
-/// [`wait_for`] bounded by `timeout`; `None` when the deadline passed first.
-pub(crate) async fn wait_for_within<T>(
-    timeout: Duration,
-    ready: impl FnMut() -> Option<T>,
-) -> Option<T> {
-    with_timeout(timeout, wait_for(ready)).await.ok()
 }

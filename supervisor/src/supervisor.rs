@@ -12,6 +12,7 @@ use portable_atomic::{AtomicBool, AtomicU16, Ordering};
 use crate::error::ShutdownTimeout;
 use crate::log::{log_debug, log_warn};
 use crate::node::{Mode, flag};
+use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
 /// How long a stop waits for the node's ack before returning [`ShutdownTimeout`].
@@ -375,10 +376,7 @@ impl<const N: usize> Supervisor<N> {
     ) -> Result<(), SpawnError> {
         let timeout = node.slot_timeout();
         for gate in node.gates() {
-            if notify::wait_for_within(timeout, || gate.is_filled().then_some(()))
-                .await
-                .is_none()
-            {
+            if !Until::within(Cond::Filled(*gate), timeout).await {
                 log_warn!(
                     "`{}`: a resource or executor slot stayed empty; spawn refused",
                     node.name
@@ -392,10 +390,7 @@ impl<const N: usize> Supervisor<N> {
                 let Some(dep) = self.graph.node(d as usize) else {
                     continue;
                 };
-                if notify::wait_for_within(timeout, || dep.is_ready().then_some(()))
-                    .await
-                    .is_none()
-                {
+                if !Until::within(Cond::Ready(dep), timeout).await {
                     log_warn!(
                         "`{}`: dependency `{}` never became ready; spawn refused",
                         node.name,
@@ -430,46 +425,23 @@ impl<const N: usize> Supervisor<N> {
 
 /// Ask `node` to stop and wait (bounded) for its ack.
 pub(crate) async fn stop(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    // Queue ourselves before waking the worker: embassy's run queue is LIFO,
-    // so a worker on this executor runs (and acks) before our next poll.
-    let mut requested = false;
-    core::future::poll_fn(|cx| {
-        if requested {
-            return core::task::Poll::Ready(());
-        }
-        requested = true;
-        cx.waker().wake_by_ref();
-        node.request_shutdown();
-        core::task::Poll::Pending
-    })
-    .await;
-    await_ack(node).await
+    acked(node, Until::stop(node, SHUTDOWN_ACK_TIMEOUT).await)
 }
 
-/// Wait (bounded) for the ack of a stop already requested. The stopped
-/// instance is gone once the node is down, or once a fresh activation cleared
-/// the stop request (something restarted the node: that is a new instance).
+/// Wait (bounded) for the ack of a stop already requested.
+#[cfg(feature = "pool")]
 pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    let acked =
-        || node.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN);
-    // A worker on this executor acks within two scheduler passes (the run
-    // queue is LIFO): check before arming the 2 s timer, which costs a timer
-    // queue update per stop.
-    for _ in 0..2 {
-        if acked() {
-            return Ok(());
-        }
-        embassy_futures::yield_now().await;
+    acked(node, Until::ack(node, SHUTDOWN_ACK_TIMEOUT).await)
+}
+
+fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> {
+    if in_time {
+        return Ok(());
     }
-    match notify::wait_for_within(SHUTDOWN_ACK_TIMEOUT, || acked().then_some(())).await {
-        Some(()) => Ok(()),
-        None => {
-            log_warn!("`{}` missed its shutdown ack", node.name);
-            #[cfg(feature = "events")]
-            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
-            Err(ShutdownTimeout { node })
-        }
-    }
+    log_warn!("`{}` missed its shutdown ack", node.name);
+    #[cfg(feature = "events")]
+    crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+    Err(ShutdownTimeout { node })
 }
 
 /// The node set of one cascade, with the span of the dependency order it
@@ -549,7 +521,7 @@ impl Drop for Claim {
 /// Another operation holds the node's spawn claim (it is waiting for the
 /// node's gates): its outcome is ours. Bounded by that operation's gate waits.
 async fn join_other_bring_up(node: &'static TaskNode) -> Result<(), SpawnError> {
-    notify::wait_for(|| (!node.is_claimed()).then_some(())).await;
+    Until::forever(Cond::Unclaimed(node)).await;
     if node.is_running() {
         Ok(())
     } else {
