@@ -281,7 +281,7 @@ fn node_expr(
         quote!(.in_pool(#idx))
     });
     quote! {
-        #rt::TaskNode::new(#name_lit, #md) #spawn #gates #timeout #disabled .at(#slot) #pool
+        #rt::TaskNode::new(&#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #timeout #disabled .at(#slot) #pool)
     }
 }
 

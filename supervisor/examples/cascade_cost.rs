@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use embassy_executor::{Executor, SpawnError, Spawner};
-use embassy_supervisor::{ControlCommand, ControlOp, Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{ControlCommand, ControlOp, Graph, Mode, NodeSpec, Supervisor, TaskNode};
 
 const N: usize = 250;
 const ROUNDS: u32 = 200;
@@ -28,16 +28,25 @@ fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static NODES: [TaskNode; N] = {
-    let mut nodes = [const { TaskNode::new("chain", Mode::Terminate) }; N];
+static SPECS: [NodeSpec; N] = {
+    let mut specs = [const { NodeSpec::new("chain", Mode::Terminate) }; N];
     let mut i = 0;
     while i < N {
-        let node = TaskNode::new("chain", Mode::Terminate)
+        specs[i] = NodeSpec::new("chain", Mode::Terminate)
             .with_spawn(spawn_worker)
             .at(i as u8);
+        i += 1;
+    }
+    specs
+};
+
+static NODES: [TaskNode; N] = {
+    let mut nodes = [const { TaskNode::new(&SPECS[0]) }; N];
+    let mut i = 0;
+    while i < N {
         // The array starts with placeholders; `forget` skips a drop that
         // const evaluation cannot run.
-        core::mem::forget(core::mem::replace(&mut nodes[i], node));
+        core::mem::forget(core::mem::replace(&mut nodes[i], TaskNode::new(&SPECS[i])));
         i += 1;
     }
     nodes

@@ -27,7 +27,7 @@ mod bench {
     use embassy_executor::{Executor, SpawnError, Spawner};
     use embassy_futures::select::{Either, select};
     use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget, TaskOutcome};
-    use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+    use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
     use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
     use embassy_sync::signal::Signal;
 
@@ -62,7 +62,7 @@ mod bench {
                     s.spawn(worker($i)?);
                     Ok(())
                 }
-                static N: TaskNode = TaskNode::new("job", Mode::OnDemand).with_spawn(spawn).at($i);
+                static N: TaskNode = TaskNode::new(&NodeSpec::new("job", Mode::OnDemand).with_spawn(spawn).at($i));
                 &N
             }),*];
             static TARGETS: [JobTarget<()>; K + 1] = [$(JobTarget::node(NODES[$i])),*];

@@ -16,26 +16,36 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use embassy_executor::{Executor, SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
-use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_time::{Duration, Instant, MockDriver, Timer};
 
 // ---- the graph -------------------------------------------------------------
 
-static POWER: TaskNode = TaskNode::new("POWER", Mode::Terminate)
-    .with_spawn(spawn_power)
-    .at(0);
-static BUS: TaskNode = TaskNode::new("BUS", Mode::Terminate)
-    .with_spawn(spawn_bus)
-    .at(1);
-static SENSOR: TaskNode = TaskNode::new("SENSOR", Mode::Pause)
-    .with_spawn(spawn_sensor)
-    .at(2);
-static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
-    .with_spawn(spawn_net)
-    .at(3);
-static APP: TaskNode = TaskNode::new("APP", Mode::Terminate)
-    .with_spawn(spawn_app)
-    .at(4);
+static POWER: TaskNode = TaskNode::new(
+    &NodeSpec::new("POWER", Mode::Terminate)
+        .with_spawn(spawn_power)
+        .at(0),
+);
+static BUS: TaskNode = TaskNode::new(
+    &NodeSpec::new("BUS", Mode::Terminate)
+        .with_spawn(spawn_bus)
+        .at(1),
+);
+static SENSOR: TaskNode = TaskNode::new(
+    &NodeSpec::new("SENSOR", Mode::Pause)
+        .with_spawn(spawn_sensor)
+        .at(2),
+);
+static NET: TaskNode = TaskNode::new(
+    &NodeSpec::new("NET", Mode::Terminate)
+        .with_spawn(spawn_net)
+        .at(3),
+);
+static APP: TaskNode = TaskNode::new(
+    &NodeSpec::new("APP", Mode::Terminate)
+        .with_spawn(spawn_app)
+        .at(4),
+);
 
 static GRAPH: Graph<5> = Graph::new(
     [

@@ -9,9 +9,9 @@ use crate::TaskNode;
 /// `supervisor_graph!` emits one; a hand-built graph uses the same const API:
 ///
 /// ```
-/// use embassy_supervisor::{Graph, Mode, TaskNode};
-/// static NET: TaskNode = TaskNode::new("NET", Mode::Terminate).at(0);
-/// static APP: TaskNode = TaskNode::new("APP", Mode::Terminate).at(1);
+/// use embassy_supervisor::{Graph, Mode, NodeSpec, TaskNode};
+/// static NET: TaskNode = TaskNode::new(&NodeSpec::new("NET", Mode::Terminate).at(0));
+/// static APP: TaskNode = TaskNode::new(&NodeSpec::new("APP", Mode::Terminate).at(1));
 /// static GRAPH: Graph<2> = Graph::new([Some(&NET), Some(&APP)], [&[], &[0]]);
 /// assert_eq!(GRAPH.order, [0, 1]);
 /// ```

@@ -26,6 +26,7 @@ mod graph;
 mod node;
 mod notify;
 mod resource;
+mod spec;
 mod supervisor;
 mod wait;
 
@@ -43,6 +44,7 @@ pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Mode, SpawnFn, TaskNode};
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
+pub use spec::NodeSpec;
 pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};
 
 #[cfg(feature = "control")]

@@ -1,6 +1,6 @@
-//! `TaskNode`: one per supervised task. It holds the node's identity (name,
-//! mode, how to spawn it, what to wait for before spawning) and the task's half
-//! of the lifecycle protocol: one packed atomic flag word and one task waker.
+//! `TaskNode`: one per supervised task. It refers to the node's [`NodeSpec`]
+//! (identity, in flash) and holds the task's half of the lifecycle protocol in
+//! RAM: one packed atomic flag word and one task waker.
 
 use core::cell::Cell;
 use core::future::{Future, poll_fn};
@@ -16,7 +16,7 @@ use portable_atomic::{AtomicU16, Ordering};
 use crate::cancel::Cancellable;
 use crate::error::Aborted;
 use crate::notify;
-use crate::resource::Gate;
+use crate::spec::NodeSpec;
 
 /// What the whole-graph transitions do to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,129 +71,51 @@ pub(crate) mod flag {
     pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME;
 }
 
-/// Pool index of a node that belongs to no pool.
-#[cfg(feature = "pool")]
-pub(crate) const NO_POOL: u8 = u8::MAX;
-
-/// One supervised task.
+/// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
+/// mutable half (in RAM): one packed flag word and one task waker.
 ///
-/// Declared as a `static` (normally by `supervisor_graph!`), built with const
-/// builders:
+/// Declared as a `static` (normally by `supervisor_graph!`) around a const
+/// spec; the spec's fields and accessors are reachable through the node:
 ///
 /// ```
-/// use embassy_supervisor::{Mode, TaskNode};
-/// static SENSOR: TaskNode = TaskNode::new("SENSOR", Mode::Pause).with_slot_timeout(500);
+/// use embassy_supervisor::{Mode, NodeSpec, TaskNode};
+/// static SENSOR: TaskNode =
+///     TaskNode::new(&NodeSpec::new("SENSOR", Mode::Pause).with_slot_timeout(500));
 /// assert_eq!(SENSOR.name, "SENSOR");
 /// ```
 ///
 /// All status methods are cheap atomic loads, safe from any thread or core.
 pub struct TaskNode {
-    /// The node's declared name.
-    pub name: &'static str,
-    spawn: Option<SpawnFn>,
-    gates: &'static [&'static dyn Gate],
+    spec: &'static NodeSpec,
     state: AtomicU16,
     task_waker: TaskWaker,
-    slot_timeout_ms: u16,
-    mode: Mode,
-    /// This node's slot in its graph (a hint; verified on use).
-    pub(crate) index: u8,
-    /// Index into the graph's `pools`, or [`NO_POOL`].
-    #[cfg(feature = "pool")]
-    pub(crate) pool: u8,
     #[cfg(feature = "liveness")]
     last_beat: AtomicU32,
 }
 
+impl core::ops::Deref for TaskNode {
+    type Target = NodeSpec;
+
+    fn deref(&self) -> &NodeSpec {
+        self.spec
+    }
+}
+
 impl TaskNode {
-    /// A node with no spawn fn (a *parked* node the application spawns itself)
-    /// and no resource gates.
-    pub const fn new(name: &'static str, mode: Mode) -> Self {
+    /// The node declared by `spec` (a `disabled` spec starts disabled).
+    pub const fn new(spec: &'static NodeSpec) -> Self {
         Self {
-            name,
-            spawn: None,
-            gates: &[],
-            state: AtomicU16::new(0),
+            spec,
+            state: AtomicU16::new(if spec.disabled { flag::DISABLED } else { 0 }),
             task_waker: TaskWaker::new(),
-            slot_timeout_ms: 0,
-            mode,
-            index: 0,
-            #[cfg(feature = "pool")]
-            pool: NO_POOL,
             #[cfg(feature = "liveness")]
             last_beat: AtomicU32::new(0),
         }
     }
 
-    /// How the supervisor spawns this node.
-    pub const fn with_spawn(mut self, spawn: SpawnFn) -> Self {
-        self.spawn = Some(spawn);
-        self
-    }
-
-    /// Gates awaited (bounded by the slot timeout) before every spawn:
-    /// resource slots, executor slots. An empty gate at the deadline fails the
-    /// spawn with `SpawnError::Busy`.
-    pub const fn with_resources(mut self, gates: &'static [&'static dyn Gate]) -> Self {
-        self.gates = gates;
-        self
-    }
-
-    /// Per-gate pre-spawn wait in milliseconds (default
-    /// [`DEFAULT_SLOT_TIMEOUT`](crate::DEFAULT_SLOT_TIMEOUT); `0` keeps the default).
-    pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
-        self.slot_timeout_ms = ms;
-        self
-    }
-
-    /// Declared `disabled`: not started at boot; a control `Activate` starts it.
-    pub const fn disabled(mut self) -> Self {
-        self.state = AtomicU16::new(flag::DISABLED);
-        self
-    }
-
-    /// The node's slot index in its graph. The macro sets it; a hand-built
-    /// graph should too (a wrong or missing index costs a linear lookup, never
-    /// a wrong answer).
-    pub const fn at(mut self, index: u8) -> Self {
-        self.index = index;
-        self
-    }
-
-    /// Marks the node as member of `graph.pools[pool]`.
-    #[cfg(feature = "pool")]
-    pub const fn in_pool(mut self, pool: u8) -> Self {
-        self.pool = pool;
-        self
-    }
-
-    // ---- identity -------------------------------------------------------
-
-    /// The node's lifecycle mode.
-    pub const fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    /// True if the supervisor can spawn this node (it has a spawn fn); false
-    /// for a parked node the application spawns.
-    pub const fn has_spawn(&self) -> bool {
-        self.spawn.is_some()
-    }
-
-    pub(crate) fn spawn_fn(&self) -> Option<SpawnFn> {
-        self.spawn
-    }
-
-    pub(crate) fn gates(&self) -> &'static [&'static dyn Gate] {
-        self.gates
-    }
-
-    /// The pre-spawn wait per gate.
-    pub fn slot_timeout(&self) -> embassy_time::Duration {
-        match self.slot_timeout_ms {
-            0 => crate::DEFAULT_SLOT_TIMEOUT,
-            ms => embassy_time::Duration::from_millis(ms as u64),
-        }
+    /// The node's immutable declaration.
+    pub const fn spec(&self) -> &'static NodeSpec {
+        self.spec
     }
 
     // ---- status ---------------------------------------------------------
@@ -240,7 +162,7 @@ impl TaskNode {
     /// A `Pause` instance that acked a stop and waits in `wait_resume()`.
     pub(crate) fn is_parked(&self) -> bool {
         let f = self.flags();
-        self.mode == Mode::Pause
+        self.spec.mode == Mode::Pause
             && f & (flag::RUNNING | flag::EXITED) == 0
             && f & flag::SHUTDOWN != 0
     }
@@ -356,7 +278,7 @@ impl TaskNode {
 
     fn load_changed(&self) {
         #[cfg(feature = "pool")]
-        if self.pool != NO_POOL {
+        if self.pool != crate::spec::NO_POOL {
             crate::pool::request_scale();
         }
     }
@@ -631,11 +553,11 @@ impl TaskWaker {
 // waker, no per-node signals). `liveness` adds one 32-bit heartbeat word.
 #[cfg(all(target_pointer_width = "32", not(feature = "liveness")))]
 const _: () = assert!(
-    core::mem::size_of::<TaskNode>() <= 36,
-    "TaskNode grew past 36 bytes"
+    core::mem::size_of::<TaskNode>() <= 16,
+    "TaskNode grew past 16 bytes of RAM"
 );
 #[cfg(all(target_pointer_width = "32", feature = "liveness"))]
 const _: () = assert!(
-    core::mem::size_of::<TaskNode>() <= 40,
-    "TaskNode grew past 40 bytes"
+    core::mem::size_of::<TaskNode>() <= 20,
+    "TaskNode grew past 20 bytes of RAM"
 );

@@ -27,8 +27,8 @@ const NO_NODE: u16 = u16::MAX;
 /// Orchestrates one [`Graph`]. Construction is free and `const`:
 ///
 /// ```
-/// # use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
-/// # static A: TaskNode = TaskNode::new("A", Mode::Terminate);
+/// # use embassy_supervisor::{Graph, Mode, Supervisor, NodeSpec, TaskNode};
+/// # static A: TaskNode = TaskNode::new(&NodeSpec::new("A", Mode::Terminate));
 /// # static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
 /// static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 /// ```

@@ -6,7 +6,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::join::join3;
-use embassy_supervisor::{Gate, Graph, Mode, ResourceSlot, Supervisor, TaskNode};
+use embassy_supervisor::{Gate, Graph, Mode, NodeSpec, ResourceSlot, Supervisor, TaskNode};
 
 static LINGER: AtomicBool = AtomicBool::new(true);
 
@@ -26,9 +26,11 @@ fn spawn_l(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static L: TaskNode = TaskNode::new("L", Mode::Terminate)
-    .with_spawn(spawn_l)
-    .at(0);
+static L: TaskNode = TaskNode::new(
+    &NodeSpec::new("L", Mode::Terminate)
+        .with_spawn(spawn_l)
+        .at(0),
+);
 static LG: Graph<1> = Graph::new([Some(&L)], [&[]]);
 static LSUP: Supervisor<1> = Supervisor::new(&LG);
 
@@ -78,11 +80,13 @@ fn spawn_g(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static G: TaskNode = TaskNode::new("G", Mode::Terminate)
-    .with_spawn(spawn_g)
-    .with_resources(&[&RES as &dyn Gate])
-    .with_slot_timeout(1_000)
-    .at(0);
+static G: TaskNode = TaskNode::new(
+    &NodeSpec::new("G", Mode::Terminate)
+        .with_spawn(spawn_g)
+        .with_resources(&[&RES as &dyn Gate])
+        .with_slot_timeout(1_000)
+        .at(0),
+);
 static GG: Graph<1> = Graph::new([Some(&G)], [&[]]);
 static GSUP: Supervisor<1> = Supervisor::new(&GG);
 

@@ -8,33 +8,43 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use embassy_executor::{SpawnError, Spawner};
 use embassy_supervisor::{
-    ControlCommand, ControlOp, DeferredShrink, ElasticPool, Graph, Mode, Pool, Supervisor,
-    TaskNode, request_control, try_request_control, wait_control,
+    ControlCommand, ControlOp, DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool,
+    Supervisor, TaskNode, request_control, try_request_control, wait_control,
 };
 use embassy_time::Duration;
 
 // ---- graph 1: NET -> POOL[3] ; APP -> NET --------------------------------
-static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
+static NET: TaskNode = TaskNode::new(
+    &NodeSpec::new("NET", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
 static POOL: [TaskNode; 3] = [
-    TaskNode::new("POOL[0]", Mode::Terminate)
-        .with_spawn(common::spawn_worker)
-        .at(1)
-        .in_pool(0),
-    TaskNode::new("POOL[1]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(2)
-        .in_pool(0),
-    TaskNode::new("POOL[2]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(3)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("POOL[0]", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .at(1)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("POOL[1]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(2)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("POOL[2]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(3)
+            .in_pool(0),
+    ),
 ];
-static APP: TaskNode = TaskNode::new("APP", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(4)
-    .disabled();
+static APP: TaskNode = TaskNode::new(
+    &NodeSpec::new("APP", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(4)
+        .disabled(),
+);
 static POOL_POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&POOL, 1, 1, 3, DeferredShrink::new(Duration::from_secs(1)));
 static POOLS: [&dyn Pool; 1] = [&POOL_POOL];
@@ -50,7 +60,7 @@ static G1: Graph<5> = Graph::new(
 )
 .with_pools(&POOLS);
 static SUP1: Supervisor<5> = Supervisor::new(&G1);
-static FOREIGN: TaskNode = TaskNode::new("FOREIGN", Mode::Terminate);
+static FOREIGN: TaskNode = TaskNode::new(&NodeSpec::new("FOREIGN", Mode::Terminate));
 
 #[embassy_executor::task]
 async fn cascades(spawner: Spawner) {
@@ -116,15 +126,21 @@ fn apply_control_cascades_and_pool_expansion() {
 }
 
 // ---- graph 2: the storm: A <- B <- C --------------------------------------
-static A: TaskNode = TaskNode::new("A", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
-static B: TaskNode = TaskNode::new("B", Mode::Pause)
-    .with_spawn(spawn_b_pausable)
-    .at(1);
-static C: TaskNode = TaskNode::new("C", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(2);
+static A: TaskNode = TaskNode::new(
+    &NodeSpec::new("A", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
+static B: TaskNode = TaskNode::new(
+    &NodeSpec::new("B", Mode::Pause)
+        .with_spawn(spawn_b_pausable)
+        .at(1),
+);
+static C: TaskNode = TaskNode::new(
+    &NodeSpec::new("C", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(2),
+);
 static G2: Graph<3> = Graph::new([Some(&A), Some(&B), Some(&C)], [&[], &[0], &[1]]);
 static SUP2: Supervisor<3> = Supervisor::new(&G2);
 static STORM_NODES: [&TaskNode; 3] = [&A, &B, &C];

@@ -9,7 +9,9 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget, SlotStatusKind};
-use embassy_supervisor::{Graph, Mode, RunError, SHUTDOWN_ACK_TIMEOUT, Supervisor, TaskNode};
+use embassy_supervisor::{
+    Graph, Mode, NodeSpec, RunError, SHUTDOWN_ACK_TIMEOUT, Supervisor, TaskNode,
+};
 use embassy_time::Duration;
 
 /// Ignores stop requests: the wedge.
@@ -23,9 +25,11 @@ fn spawn_stubborn(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError>
     Ok(())
 }
 
-static JOB: TaskNode = TaskNode::new("JOB", Mode::OnDemand)
-    .with_spawn(spawn_stubborn)
-    .at(0);
+static JOB: TaskNode = TaskNode::new(
+    &NodeSpec::new("JOB", Mode::OnDemand)
+        .with_spawn(spawn_stubborn)
+        .at(0),
+);
 static GRAPH: Graph<1> = Graph::new([Some(&JOB)], [&[]]);
 static CTRL: Controller<(), 1, 2, 2, 2> = Controller::new();
 static SUP: Supervisor<1> = Supervisor::new(&GRAPH).with_controller(&CTRL);

@@ -7,7 +7,7 @@ mod common;
 
 use embassy_executor::{SpawnError, Spawner};
 use embassy_supervisor::event::{self, EVENT_CAPACITY, EventKind, EventSubscriber, WaitResult};
-use embassy_supervisor::{ControlOp, Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{ControlOp, Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_time::{Duration, Instant};
 
 #[embassy_executor::task]
@@ -37,13 +37,17 @@ fn spawn_w(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static A: TaskNode = TaskNode::new("A", Mode::Terminate)
-    .with_spawn(spawn_a)
-    .at(0);
-static F: TaskNode = TaskNode::new("F", Mode::OnDemand)
-    .with_spawn(spawn_fail)
-    .at(1);
-static W: TaskNode = TaskNode::new("W", Mode::OnDemand).with_spawn(spawn_w).at(2);
+static A: TaskNode = TaskNode::new(
+    &NodeSpec::new("A", Mode::Terminate)
+        .with_spawn(spawn_a)
+        .at(0),
+);
+static F: TaskNode = TaskNode::new(
+    &NodeSpec::new("F", Mode::OnDemand)
+        .with_spawn(spawn_fail)
+        .at(1),
+);
+static W: TaskNode = TaskNode::new(&NodeSpec::new("W", Mode::OnDemand).with_spawn(spawn_w).at(2));
 static GRAPH: Graph<3> = Graph::new([Some(&A), Some(&F), Some(&W)], [&[], &[], &[]]);
 static SUP: Supervisor<3> = Supervisor::new(&GRAPH);
 

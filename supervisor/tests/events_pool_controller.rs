@@ -11,24 +11,32 @@ use embassy_supervisor::controller::{
     TaskOutcome,
 };
 use embassy_supervisor::event::{self, EventKind, EventSubscriber, WaitResult};
-use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, Supervisor, TaskNode};
+use embassy_supervisor::{
+    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, Supervisor, TaskNode,
+};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::Duration;
 
 static W: [TaskNode; 2] = [
-    TaskNode::new("W[0]", Mode::Terminate)
-        .with_spawn(common::spawn_worker)
-        .at(0)
-        .in_pool(0),
-    TaskNode::new("W[1]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(1)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("W[0]", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .at(0)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[1]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(1)
+            .in_pool(0),
+    ),
 ];
-static JOB: TaskNode = TaskNode::new("JOB", Mode::OnDemand)
-    .with_spawn(spawn_job)
-    .at(2);
+static JOB: TaskNode = TaskNode::new(
+    &NodeSpec::new("JOB", Mode::OnDemand)
+        .with_spawn(spawn_job)
+        .at(2),
+);
 
 /// Lets the one controller job finish on its own (a completion, not a stop).
 static JOB_DONE: Signal<CriticalSectionRawMutex, ()> = Signal::new();

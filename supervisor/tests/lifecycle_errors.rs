@@ -12,7 +12,7 @@ use core::sync::atomic::Ordering;
 use common::{advance_after_idle, settle};
 use embassy_executor::SpawnError;
 use embassy_futures::join::join;
-use embassy_supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, TaskNode};
+use embassy_supervisor::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT, TaskNode};
 use embassy_time::Duration;
 use kit::Ev::{Ack, Spawn, Wedged};
 use kit::*;
@@ -265,11 +265,13 @@ mod slow_gate {
     use embassy_supervisor::{Gate, Graph, Mode, ResourceSlot, Supervisor};
 
     pub static SLOT: ResourceSlot<u8> = ResourceSlot::new();
-    pub static S: TaskNode = TaskNode::new("S", Mode::Terminate)
-        .with_spawn(spawn_s)
-        .with_resources(&[&SLOT as &dyn Gate])
-        .with_slot_timeout(500)
-        .at(0);
+    pub static S: TaskNode = TaskNode::new(
+        &NodeSpec::new("S", Mode::Terminate)
+            .with_spawn(spawn_s)
+            .with_resources(&[&SLOT as &dyn Gate])
+            .with_slot_timeout(500)
+            .at(0),
+    );
     pub static GRAPH: Graph<1> = Graph::new([Some(&S)], [&[]]);
     pub static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 

@@ -10,7 +10,7 @@ mod kit;
 
 use common::settle;
 use embassy_executor::SpawnError;
-use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use kit::Ev::{Ack, Refused, Resumed, Spawn};
 use kit::*;
 
@@ -80,7 +80,7 @@ kit_test!(
 mod app_spawned {
     use super::*;
 
-    pub static AP: TaskNode = TaskNode::new("AP", Mode::Pause).at(0);
+    pub static AP: TaskNode = TaskNode::new(&NodeSpec::new("AP", Mode::Pause).at(0));
     pub static GRAPH: Graph<1> = Graph::new([Some(&AP)], [&[]]);
     pub static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
     pub static RESUMES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);

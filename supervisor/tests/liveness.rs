@@ -4,12 +4,14 @@
 mod common;
 
 use embassy_executor::Spawner;
-use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_time::Duration;
 
-static BEAT: TaskNode = TaskNode::new("BEAT", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
+static BEAT: TaskNode = TaskNode::new(
+    &NodeSpec::new("BEAT", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
 static G: Graph<1> = Graph::new([Some(&BEAT)], [&[]]);
 static SUP: Supervisor<1> = Supervisor::new(&G);
 

@@ -6,8 +6,9 @@ mod common;
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
-    ControlOp, ControlQueueFull, Decision, ElasticPool, Graph, Mode, Pool, PoolAction, PoolLoad,
-    ScalingPolicy, Supervisor, TaskNode, request_control, try_request_control, wait_control,
+    ControlOp, ControlQueueFull, Decision, ElasticPool, Graph, Mode, NodeSpec, Pool, PoolAction,
+    PoolLoad, ScalingPolicy, Supervisor, TaskNode, request_control, try_request_control,
+    wait_control,
 };
 use embassy_time::Instant;
 
@@ -65,14 +66,18 @@ fn spawn_g1(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
 }
 
 static SHRINK: [TaskNode; 2] = [
-    TaskNode::new("SHRINK[0]", Mode::Terminate)
-        .with_spawn(spawn_s0)
-        .at(0)
-        .in_pool(0),
-    TaskNode::new("SHRINK[1]", Mode::Terminate)
-        .with_spawn(spawn_s1)
-        .at(1)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("SHRINK[0]", Mode::Terminate)
+            .with_spawn(spawn_s0)
+            .at(0)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("SHRINK[1]", Mode::Terminate)
+            .with_spawn(spawn_s1)
+            .at(1)
+            .in_pool(0),
+    ),
 ];
 static SHRINK_POOL: ElasticPool<AlwaysShrink> = ElasticPool::new(&SHRINK, 0, 0, 2, AlwaysShrink);
 static SHRINK_POOLS: [&dyn Pool; 1] = [&SHRINK_POOL];
@@ -117,14 +122,18 @@ fn pitfall_12_shrink_rechecks_idleness_before_stopping() {
 // Slot 0 is a node removed by `#[cfg]` (None); the pool still lists it as a
 // dependency, as a graph without a per-dep cfg would.
 static GROW: [TaskNode; 2] = [
-    TaskNode::new("GROW[0]", Mode::OnDemand)
-        .with_spawn(spawn_g0)
-        .at(1)
-        .in_pool(0),
-    TaskNode::new("GROW[1]", Mode::OnDemand)
-        .with_spawn(spawn_g1)
-        .at(2)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("GROW[0]", Mode::OnDemand)
+            .with_spawn(spawn_g0)
+            .at(1)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("GROW[1]", Mode::OnDemand)
+            .with_spawn(spawn_g1)
+            .at(2)
+            .in_pool(0),
+    ),
 ];
 static GROW_POOL: ElasticPool<AlwaysGrow> = ElasticPool::new(&GROW, 1, 0, 2, AlwaysGrow);
 static GROW_POOLS: [&dyn Pool; 1] = [&GROW_POOL];
@@ -156,7 +165,7 @@ fn pitfall_11_cfg_removed_dependency_does_not_block_growth() {
     });
 }
 
-static MAILBOX_NODE: TaskNode = TaskNode::new("MAILBOX_NODE", Mode::Terminate);
+static MAILBOX_NODE: TaskNode = TaskNode::new(&NodeSpec::new("MAILBOX_NODE", Mode::Terminate));
 
 #[embassy_executor::task]
 async fn mailbox_never_drops(_spawner: Spawner) {

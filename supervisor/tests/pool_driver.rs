@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
-    DeferredShrink, ElasticPool, Graph, Mode, Pool, ShutdownTimeout, Supervisor, TaskNode,
+    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, ShutdownTimeout, Supervisor, TaskNode,
 };
 use embassy_time::Duration;
 
@@ -61,22 +61,30 @@ macro_rules! pool_graph {
                 Ok(())
             }
 
-            pub static BROKER: TaskNode = TaskNode::new("BROKER", Mode::Terminate)
-                .with_spawn(spawn_broker)
-                .at(0);
+            pub static BROKER: TaskNode = TaskNode::new(
+                &NodeSpec::new("BROKER", Mode::Terminate)
+                    .with_spawn(spawn_broker)
+                    .at(0),
+            );
             pub static WORKERS: [TaskNode; 3] = [
-                TaskNode::new("WORKERS[0]", Mode::Terminate)
-                    .with_spawn(spawn_w0)
-                    .at(1)
-                    .in_pool(0),
-                TaskNode::new("WORKERS[1]", Mode::OnDemand)
-                    .with_spawn(spawn_w1)
-                    .at(2)
-                    .in_pool(0),
-                TaskNode::new("WORKERS[2]", Mode::OnDemand)
-                    .with_spawn(spawn_w2)
-                    .at(3)
-                    .in_pool(0),
+                TaskNode::new(
+                    &NodeSpec::new("WORKERS[0]", Mode::Terminate)
+                        .with_spawn(spawn_w0)
+                        .at(1)
+                        .in_pool(0),
+                ),
+                TaskNode::new(
+                    &NodeSpec::new("WORKERS[1]", Mode::OnDemand)
+                        .with_spawn(spawn_w1)
+                        .at(2)
+                        .in_pool(0),
+                ),
+                TaskNode::new(
+                    &NodeSpec::new("WORKERS[2]", Mode::OnDemand)
+                        .with_spawn(spawn_w2)
+                        .at(3)
+                        .in_pool(0),
+                ),
             ];
             static WORKERS_POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
                 &WORKERS,

@@ -7,39 +7,55 @@ mod common;
 
 use embassy_executor::Spawner;
 use embassy_futures::select::{Either, select};
-use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, Supervisor, TaskNode};
+use embassy_supervisor::{
+    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, Supervisor, TaskNode,
+};
 use embassy_time::Duration;
 
 const MIN: u8 = 1;
 const MAX: u8 = 4;
-static BROKER: TaskNode = TaskNode::new("BROKER", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
+static BROKER: TaskNode = TaskNode::new(
+    &NodeSpec::new("BROKER", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
 static W: [TaskNode; 6] = [
-    TaskNode::new("W[0]", Mode::Terminate)
-        .with_spawn(common::spawn_worker)
-        .at(1)
-        .in_pool(0),
-    TaskNode::new("W[1]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(2)
-        .in_pool(0),
-    TaskNode::new("W[2]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(3)
-        .in_pool(0),
-    TaskNode::new("W[3]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(4)
-        .in_pool(0),
-    TaskNode::new("W[4]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(5)
-        .in_pool(0),
-    TaskNode::new("W[5]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(6)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("W[0]", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .at(1)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[1]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(2)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[2]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(3)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[3]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(4)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[4]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(5)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[5]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(6)
+            .in_pool(0),
+    ),
 ];
 static W_POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&W, 1, MIN, MAX, DeferredShrink::new(Duration::from_secs(2)));

@@ -1,20 +1,20 @@
 //! `ElasticPool::member_index` and `Graph::index_of`: O(1) lookups that never
 //! answer for a node that is not a member.
 #![cfg(feature = "pool")]
-use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, TaskNode};
+use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, TaskNode};
 use embassy_time::Duration;
 
 static MEMBERS: [TaskNode; 3] = [
-    TaskNode::new("M[0]", Mode::Terminate).at(1).in_pool(0),
-    TaskNode::new("M[1]", Mode::OnDemand).at(2).in_pool(0),
-    TaskNode::new("M[2]", Mode::OnDemand).at(3).in_pool(0),
+    TaskNode::new(&NodeSpec::new("M[0]", Mode::Terminate).at(1).in_pool(0)),
+    TaskNode::new(&NodeSpec::new("M[1]", Mode::OnDemand).at(2).in_pool(0)),
+    TaskNode::new(&NodeSpec::new("M[2]", Mode::OnDemand).at(3).in_pool(0)),
 ];
 static OTHER: [TaskNode; 2] = [
-    TaskNode::new("O[0]", Mode::OnDemand),
-    TaskNode::new("O[1]", Mode::OnDemand),
+    TaskNode::new(&NodeSpec::new("O[0]", Mode::OnDemand)),
+    TaskNode::new(&NodeSpec::new("O[1]", Mode::OnDemand)),
 ];
-static ROOT: TaskNode = TaskNode::new("ROOT", Mode::Terminate).at(0);
-static STRAY: TaskNode = TaskNode::new("STRAY", Mode::Terminate).at(1); // wrong hint on purpose
+static ROOT: TaskNode = TaskNode::new(&NodeSpec::new("ROOT", Mode::Terminate).at(0));
+static STRAY: TaskNode = TaskNode::new(&NodeSpec::new("STRAY", Mode::Terminate).at(1)); // wrong hint on purpose
 static POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
     &MEMBERS,
     1,

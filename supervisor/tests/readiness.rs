@@ -7,16 +7,22 @@ mod common;
 use embassy_executor::Spawner;
 use embassy_futures::join::join;
 use embassy_futures::select::{Either, select};
-use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Pool, Supervisor, TaskNode};
+use embassy_supervisor::{
+    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, Supervisor, TaskNode,
+};
 use embassy_time::Duration;
 
-static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
-static HTTP: TaskNode = TaskNode::new("HTTP", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(1)
-    .with_slot_timeout(10_000);
+static NET: TaskNode = TaskNode::new(
+    &NodeSpec::new("NET", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
+static HTTP: TaskNode = TaskNode::new(
+    &NodeSpec::new("HTTP", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(1)
+        .with_slot_timeout(10_000),
+);
 static G: Graph<2> =
     Graph::new([Some(&NET), Some(&HTTP)], [&[], &[0]]).with_ready_deps([&[], &[0]]);
 static SUP: Supervisor<2> = Supervisor::new(&G);
@@ -65,18 +71,24 @@ fn ready_dep_holds_spawn_until_set_ready_then_times_out_as_busy() {
     common::run(&[&NET, &HTTP], |s| s.spawn(ready_gate(s).unwrap()));
 }
 
-static LINK: TaskNode = TaskNode::new("LINK", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
+static LINK: TaskNode = TaskNode::new(
+    &NodeSpec::new("LINK", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
 static W: [TaskNode; 2] = [
-    TaskNode::new("W[0]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(1)
-        .in_pool(0),
-    TaskNode::new("W[1]", Mode::OnDemand)
-        .with_spawn(common::spawn_worker)
-        .at(2)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("W[0]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(1)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[1]", Mode::OnDemand)
+            .with_spawn(common::spawn_worker)
+            .at(2)
+            .in_pool(0),
+    ),
 ];
 static W_POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&W, 1, 0, 2, DeferredShrink::new(Duration::from_secs(1)));

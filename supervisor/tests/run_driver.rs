@@ -8,8 +8,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
-    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, Pool, RunError, Supervisor, TaskNode,
-    request_control,
+    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, RunError, Supervisor,
+    TaskNode, request_control,
 };
 use embassy_time::Duration;
 
@@ -37,22 +37,30 @@ spawner_for!(spawn_net, NET);
 spawner_for!(spawn_updater, UPDATER);
 spawner_for!(spawn_w0, W[0]);
 spawner_for!(spawn_w1, W[1]);
-static NET: TaskNode = TaskNode::new("NET", Mode::Terminate)
-    .with_spawn(spawn_net)
-    .at(0);
-static UPDATER: TaskNode = TaskNode::new("UPDATER", Mode::Terminate)
-    .with_spawn(spawn_updater)
-    .at(1)
-    .disabled();
+static NET: TaskNode = TaskNode::new(
+    &NodeSpec::new("NET", Mode::Terminate)
+        .with_spawn(spawn_net)
+        .at(0),
+);
+static UPDATER: TaskNode = TaskNode::new(
+    &NodeSpec::new("UPDATER", Mode::Terminate)
+        .with_spawn(spawn_updater)
+        .at(1)
+        .disabled(),
+);
 static W: [TaskNode; 2] = [
-    TaskNode::new("W[0]", Mode::Terminate)
-        .with_spawn(spawn_w0)
-        .at(2)
-        .in_pool(0),
-    TaskNode::new("W[1]", Mode::OnDemand)
-        .with_spawn(spawn_w1)
-        .at(3)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("W[0]", Mode::Terminate)
+            .with_spawn(spawn_w0)
+            .at(2)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W[1]", Mode::OnDemand)
+            .with_spawn(spawn_w1)
+            .at(3)
+            .in_pool(0),
+    ),
 ];
 static W_POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&W, 2, 1, 2, DeferredShrink::new(Duration::from_secs(1)));

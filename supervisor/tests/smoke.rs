@@ -3,11 +3,13 @@
 mod common;
 
 use embassy_executor::Spawner;
-use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 
-static A: TaskNode = TaskNode::new("A", Mode::Terminate)
-    .with_spawn(common::spawn_worker)
-    .at(0);
+static A: TaskNode = TaskNode::new(
+    &NodeSpec::new("A", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
 static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
 static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 

@@ -7,7 +7,7 @@
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::select;
-use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Supervisor, TaskNode};
+use embassy_supervisor::{DeferredShrink, ElasticPool, Graph, Mode, Supervisor, NodeSpec, TaskNode};
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
@@ -28,48 +28,48 @@ fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
 }
 
 static C: [TaskNode; 8] = [
-    TaskNode::new("C0", Mode::Terminate)
+    TaskNode::new(&NodeSpec::new("C0", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(0),
-    TaskNode::new("C1", Mode::Terminate)
+        .at(0)),
+    TaskNode::new(&NodeSpec::new("C1", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(1),
-    TaskNode::new("C2", Mode::Terminate)
+        .at(1)),
+    TaskNode::new(&NodeSpec::new("C2", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(2),
-    TaskNode::new("C3", Mode::Terminate)
+        .at(2)),
+    TaskNode::new(&NodeSpec::new("C3", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(3),
-    TaskNode::new("C4", Mode::Terminate)
+        .at(3)),
+    TaskNode::new(&NodeSpec::new("C4", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(4),
-    TaskNode::new("C5", Mode::Terminate)
+        .at(4)),
+    TaskNode::new(&NodeSpec::new("C5", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(5),
-    TaskNode::new("C6", Mode::Terminate)
+        .at(5)),
+    TaskNode::new(&NodeSpec::new("C6", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(6),
-    TaskNode::new("C7", Mode::Terminate)
+        .at(6)),
+    TaskNode::new(&NodeSpec::new("C7", Mode::Terminate)
         .with_spawn(spawn_worker)
-        .at(7),
+        .at(7)),
 ];
 static P: [TaskNode; 4] = [
-    TaskNode::new("P0", Mode::OnDemand)
+    TaskNode::new(&NodeSpec::new("P0", Mode::OnDemand)
         .with_spawn(spawn_worker)
         .in_pool(0)
-        .at(8),
-    TaskNode::new("P1", Mode::OnDemand)
+        .at(8)),
+    TaskNode::new(&NodeSpec::new("P1", Mode::OnDemand)
         .with_spawn(spawn_worker)
         .in_pool(0)
-        .at(9),
-    TaskNode::new("P2", Mode::OnDemand)
+        .at(9)),
+    TaskNode::new(&NodeSpec::new("P2", Mode::OnDemand)
         .with_spawn(spawn_worker)
         .in_pool(0)
-        .at(10),
-    TaskNode::new("P3", Mode::OnDemand)
+        .at(10)),
+    TaskNode::new(&NodeSpec::new("P3", Mode::OnDemand)
         .with_spawn(spawn_worker)
         .in_pool(0)
-        .at(11),
+        .at(11)),
 ];
 static POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&P, 8, 1, 4, DeferredShrink::new(Duration::from_millis(10)));

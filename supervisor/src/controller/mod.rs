@@ -191,9 +191,9 @@ struct State<
 /// watched submissions (at most 254).
 ///
 /// ```
-/// use embassy_supervisor::{Graph, Mode, Supervisor, TaskNode};
+/// use embassy_supervisor::{Graph, Mode, Supervisor, NodeSpec, TaskNode};
 /// use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget};
-/// static REINDEX: TaskNode = TaskNode::new("REINDEX", Mode::OnDemand).at(0);
+/// static REINDEX: TaskNode = TaskNode::new(&NodeSpec::new("REINDEX", Mode::OnDemand).at(0));
 /// static GRAPH: Graph<1> = Graph::new([Some(&REINDEX)], [&[]]);
 /// static CTRL: Controller<(), 4, 2> = Controller::new();
 /// static SUP: Supervisor<1> = Supervisor::new(&GRAPH).with_controller(&CTRL);

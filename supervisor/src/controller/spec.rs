@@ -147,7 +147,7 @@ impl<P: 'static> JobTarget<P> {
     /// A node target without payload delivery (unit jobs).
     pub const fn node(node: &'static TaskNode) -> Self {
         Self {
-            name: node.name,
+            name: node.spec().name,
             kind: TargetKind::Node { node, inbox: None },
         }
     }
@@ -155,7 +155,7 @@ impl<P: 'static> JobTarget<P> {
     /// A node target whose payload is provided into `inbox` before each spawn.
     pub const fn node_with_inbox(node: &'static TaskNode, inbox: &'static ResourceSlot<P>) -> Self {
         Self {
-            name: node.name,
+            name: node.spec().name,
             kind: TargetKind::Node {
                 node,
                 inbox: Some(inbox),

@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, Held, JobTarget};
-use embassy_supervisor::{ElasticPool, Graph, Lent, Mode, ResourceSlot, Supervisor, TaskNode};
+use embassy_supervisor::{
+    ElasticPool, Graph, Lent, Mode, NodeSpec, ResourceSlot, Supervisor, TaskNode,
+};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 
@@ -53,22 +55,31 @@ pub static JOB_SLOT: Mutex<Vec<(u32, u32)>> = Mutex::new(Vec::new());
 
 pub const NONE: u32 = u32::MAX;
 
-pub static A: TaskNode = TaskNode::new("A", Mode::OnDemand).with_spawn(spawn_a).at(0);
-pub static B: TaskNode = TaskNode::new("B", Mode::OnDemand).with_spawn(spawn_b).at(1);
-pub static C: TaskNode = TaskNode::new("C", Mode::OnDemand).with_spawn(spawn_c).at(2);
+pub static A: TaskNode =
+    TaskNode::new(&NodeSpec::new("A", Mode::OnDemand).with_spawn(spawn_a).at(0));
+pub static B: TaskNode =
+    TaskNode::new(&NodeSpec::new("B", Mode::OnDemand).with_spawn(spawn_b).at(1));
+pub static C: TaskNode =
+    TaskNode::new(&NodeSpec::new("C", Mode::OnDemand).with_spawn(spawn_c).at(2));
 pub static W: [TaskNode; 3] = [
-    TaskNode::new("W0", Mode::OnDemand)
-        .with_spawn(spawn_w0)
-        .at(3)
-        .in_pool(0),
-    TaskNode::new("W1", Mode::OnDemand)
-        .with_spawn(spawn_w1)
-        .at(4)
-        .in_pool(0),
-    TaskNode::new("W2", Mode::OnDemand)
-        .with_spawn(spawn_w2)
-        .at(5)
-        .in_pool(0),
+    TaskNode::new(
+        &NodeSpec::new("W0", Mode::OnDemand)
+            .with_spawn(spawn_w0)
+            .at(3)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W1", Mode::OnDemand)
+            .with_spawn(spawn_w1)
+            .at(4)
+            .in_pool(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("W2", Mode::OnDemand)
+            .with_spawn(spawn_w2)
+            .at(5)
+            .in_pool(0),
+    ),
 ];
 pub static WPOOL: ElasticPool<Held> = ElasticPool::new(&W, 3, 0, 2, Held);
 pub static GRAPH: Graph<N> = Graph::new(

@@ -318,7 +318,9 @@ macro_rules! kit_graph {
         #[allow(dead_code)]
         mod $m {
             use embassy_executor::{SpawnError, Spawner};
-            use embassy_supervisor::{Gate, Graph, Lent, Mode, ResourceSlot, Supervisor, TaskNode};
+            use embassy_supervisor::{
+                Gate, Graph, Lent, Mode, NodeSpec, ResourceSlot, Supervisor, TaskNode,
+            };
 
             use $crate::kit::{Ctx, DEPS, Knobs, N, Rec, shell};
 
@@ -332,29 +334,43 @@ macro_rules! kit_graph {
             pub static RES: ResourceSlot<u32> = ResourceSlot::new();
             pub static RES2: ResourceSlot<u32> = ResourceSlot::new();
 
-            pub static BASE: TaskNode = TaskNode::new("BASE", Mode::Terminate)
-                .with_spawn(spawn_base)
-                .at(0);
-            pub static T: TaskNode = TaskNode::new("T", Mode::Terminate)
-                .with_spawn(spawn_t)
-                .with_resources(&[&RES as &dyn Gate, &RES2 as &dyn Gate])
-                .at(1);
-            pub static P: TaskNode = TaskNode::new("P", Mode::Pause).with_spawn(spawn_p).at(2);
-            pub static TOP: TaskNode = TaskNode::new("TOP", Mode::Terminate)
-                .with_spawn(spawn_top)
-                .at(3);
-            pub static O: TaskNode = TaskNode::new("O", Mode::OnDemand).with_spawn(spawn_o).at(4);
-            pub static D: TaskNode = TaskNode::new("D", Mode::Terminate)
-                .with_spawn(spawn_d)
-                .disabled()
-                .at(5);
-            pub static DP: TaskNode = TaskNode::new("DP", Mode::Pause)
-                .with_spawn(spawn_dp)
-                .disabled()
-                .at(6);
-            pub static X: TaskNode = TaskNode::new("X", Mode::Terminate)
-                .with_spawn(spawn_x)
-                .at(7);
+            pub static BASE: TaskNode = TaskNode::new(
+                &NodeSpec::new("BASE", Mode::Terminate)
+                    .with_spawn(spawn_base)
+                    .at(0),
+            );
+            pub static T: TaskNode = TaskNode::new(
+                &NodeSpec::new("T", Mode::Terminate)
+                    .with_spawn(spawn_t)
+                    .with_resources(&[&RES as &dyn Gate, &RES2 as &dyn Gate])
+                    .at(1),
+            );
+            pub static P: TaskNode =
+                TaskNode::new(&NodeSpec::new("P", Mode::Pause).with_spawn(spawn_p).at(2));
+            pub static TOP: TaskNode = TaskNode::new(
+                &NodeSpec::new("TOP", Mode::Terminate)
+                    .with_spawn(spawn_top)
+                    .at(3),
+            );
+            pub static O: TaskNode =
+                TaskNode::new(&NodeSpec::new("O", Mode::OnDemand).with_spawn(spawn_o).at(4));
+            pub static D: TaskNode = TaskNode::new(
+                &NodeSpec::new("D", Mode::Terminate)
+                    .with_spawn(spawn_d)
+                    .disabled()
+                    .at(5),
+            );
+            pub static DP: TaskNode = TaskNode::new(
+                &NodeSpec::new("DP", Mode::Pause)
+                    .with_spawn(spawn_dp)
+                    .disabled()
+                    .at(6),
+            );
+            pub static X: TaskNode = TaskNode::new(
+                &NodeSpec::new("X", Mode::Terminate)
+                    .with_spawn(spawn_x)
+                    .at(7),
+            );
 
             pub static NODES: [&TaskNode; N] = [&BASE, &T, &P, &TOP, &O, &D, &DP, &X];
             pub static GRAPH: Graph<N> = Graph::new(

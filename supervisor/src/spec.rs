@@ -1,0 +1,131 @@
+//! `NodeSpec`: the immutable half of a node (name, mode, how to spawn it, what
+//! to wait for before spawning, its slot and pool). It is a `const` value the
+//! node refers to, so it stays in flash: a node's RAM is only its state.
+
+use crate::node::{Mode, SpawnFn};
+use crate::resource::Gate;
+
+/// Pool index of a node that belongs to no pool.
+#[cfg(feature = "pool")]
+pub(crate) const NO_POOL: u8 = u8::MAX;
+
+/// A node's declaration, built with const builders and referenced by its
+/// [`TaskNode`](crate::TaskNode):
+///
+/// ```
+/// use embassy_supervisor::{Mode, NodeSpec, TaskNode};
+/// static NET: TaskNode = TaskNode::new(&NodeSpec::new("NET", Mode::Terminate).at(0));
+/// assert_eq!(NET.mode(), Mode::Terminate);
+/// ```
+pub struct NodeSpec {
+    /// The node's declared name.
+    pub name: &'static str,
+    pub(crate) spawn: Option<SpawnFn>,
+    pub(crate) gates: &'static [&'static dyn Gate],
+    pub(crate) slot_timeout_ms: u16,
+    pub(crate) mode: Mode,
+    /// This node's slot in its graph (a hint; verified on use).
+    pub(crate) index: u8,
+    /// Index into the graph's `pools`, or [`NO_POOL`].
+    #[cfg(feature = "pool")]
+    pub(crate) pool: u8,
+    /// Starts with the `disabled` latch set.
+    pub(crate) disabled: bool,
+}
+
+impl NodeSpec {
+    /// A node with no spawn fn (a *parked* node the application spawns itself)
+    /// and no resource gates.
+    pub const fn new(name: &'static str, mode: Mode) -> Self {
+        Self {
+            name,
+            spawn: None,
+            gates: &[],
+            slot_timeout_ms: 0,
+            mode,
+            index: 0,
+            #[cfg(feature = "pool")]
+            pool: NO_POOL,
+            disabled: false,
+        }
+    }
+
+    /// How the supervisor spawns this node.
+    pub const fn with_spawn(mut self, spawn: SpawnFn) -> Self {
+        self.spawn = Some(spawn);
+        self
+    }
+
+    /// Gates awaited (bounded by the slot timeout) before every spawn:
+    /// resource slots, executor slots. An empty gate at the deadline fails the
+    /// spawn with `SpawnError::Busy`.
+    pub const fn with_resources(mut self, gates: &'static [&'static dyn Gate]) -> Self {
+        self.gates = gates;
+        self
+    }
+
+    /// Per-gate pre-spawn wait in milliseconds (default
+    /// [`DEFAULT_SLOT_TIMEOUT`](crate::DEFAULT_SLOT_TIMEOUT); `0` keeps the default).
+    pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
+        self.slot_timeout_ms = ms;
+        self
+    }
+
+    /// Declared `disabled`: not started at boot; a control `Activate` starts it.
+    pub const fn disabled(mut self) -> Self {
+        self.disabled = true;
+        self
+    }
+
+    /// The node's slot index in its graph. The macro sets it; a hand-built
+    /// graph should too (a wrong or missing index costs a linear lookup, never
+    /// a wrong answer).
+    pub const fn at(mut self, index: u8) -> Self {
+        self.index = index;
+        self
+    }
+
+    /// Marks the node as member of `graph.pools[pool]`.
+    #[cfg(feature = "pool")]
+    pub const fn in_pool(mut self, pool: u8) -> Self {
+        self.pool = pool;
+        self
+    }
+
+    /// The node's lifecycle mode.
+    pub const fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// True if the supervisor can spawn this node (it has a spawn fn); false
+    /// for a parked node the application spawns.
+    pub const fn has_spawn(&self) -> bool {
+        self.spawn.is_some()
+    }
+
+    pub(crate) fn spawn_fn(&self) -> Option<SpawnFn> {
+        self.spawn
+    }
+
+    pub(crate) fn gates(&self) -> &'static [&'static dyn Gate] {
+        self.gates
+    }
+
+    /// The pre-spawn wait per gate.
+    pub fn slot_timeout(&self) -> embassy_time::Duration {
+        match self.slot_timeout_ms {
+            0 => crate::DEFAULT_SLOT_TIMEOUT,
+            ms => embassy_time::Duration::from_millis(ms as u64),
+        }
+    }
+}
+
+impl core::fmt::Debug for NodeSpec {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("NodeSpec")
+            .field("name", &self.name)
+            .field("mode", &self.mode)
+            .field("gates", &self.gates.len())
+            .finish()
+    }
+}
