@@ -6,7 +6,34 @@
 //! out of work (so it includes the workers' own part: first polls, acks, and
 //! the executor's scheduling), minus the same probe around an empty body.
 //! Workloads: CHAIN(N) (node i depends on node i-1) and WIDE(N) (one root,
-//! N-1 dependents), every worker the canonical `run_cancellable_acked` loop.
+//! N-1 dependents), every worker the canonical `run_cancellable_acked` loop
+//! ([`work`]). Node `i` runs its own generated task `w{i}` (pool_size 1; see
+//! build.rs): one task per node type, as applications are written, so no
+//! spawn pays embassy's linear task-pool search, which would otherwise make
+//! every spawn O(N) and hide the supervisor's own growth. The 4 pool members
+//! share one `pool_size = 4` task, as pools are meant to be used.
+//!
+//! Embassy-only baselines, for the supervisor's share (total - baseline):
+//! - direct spawn + first poll: for each worker in slot order, the same spawn
+//!   fn `spawn_w{i}` the node holds (token, spawn), called directly, and the
+//!   task's first poll; no supervisor code runs inside the probe. Before the
+//!   probe, every worker is `adopt`ed (marked running, so the supervisor can
+//!   stop it afterwards, and in the state a supervised spawn leaves it in
+//!   before its first poll) with the token of a no-op task: `adopt` takes a
+//!   token only as evidence that a task is being created and reads nothing
+//!   from it. Adopting inside the probe, as before, put about 40
+//!   instructions per node of supervisor code (a flag RMW and a change
+//!   notification) into the baseline.
+//! - direct stop, dependents first: N generated tasks `d{i}` (pool_size 1
+//!   each), already spawned and parked on their own stop `Signal`; the probe
+//!   signals them in reverse slot order (dependents before dependencies, the
+//!   order teardown uses) and awaits each task's own done `Signal`, raised as
+//!   its last act, before signalling the next. Each one costs a signal, a
+//!   wake, a poll to completion, the task's release, and the probe's wake.
+//!   embassy-sync's `Signal` is the cheapest mechanism tried: an
+//!   `AtomicBool` + `AtomicWaker` pair per event cost about 40 instructions
+//!   more per node on the M33.
+//!
 //! Output lines are `|`-separated table rows for bench.sh.
 #![no_std]
 #![no_main]
@@ -16,28 +43,48 @@ use core::future::Future;
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
 use embassy_supervisor::{
-    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, Supervisor, TaskNode, request_control,
-    wait_control,
+    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, SpawnFn, Supervisor, TaskNode,
+    request_control, wait_control,
 };
 use embassy_supervisor_firmware as fw;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Timer};
 
 include!(concat!(env!("OUT_DIR"), "/bench_nodes.rs"));
 
 const POOL_K: usize = 4;
 
-#[embassy_executor::task(pool_size = MAX_N + POOL_K)]
-async fn worker(node: &'static TaskNode) {
+/// The canonical worker body, shared by every generated task `w{i}` and the
+/// pool members' task.
+async fn work(node: &'static TaskNode) {
     let _ = node
         .run_cancellable_acked(core::future::pending::<()>())
         .await;
     node.mark_exited();
 }
 
-/// One spawn fn for every node: they all run the same task.
-fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(node)?);
+#[embassy_executor::task(pool_size = POOL_K)]
+async fn pool_worker(node: &'static TaskNode) {
+    work(node).await
+}
+
+/// One spawn fn for the pool members: they run the same task.
+fn spawn_pool_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(pool_worker(node)?);
     Ok(())
+}
+
+type Sig = Signal<CriticalSectionRawMutex, ()>;
+/// Direct-stop baseline: stop request and exit report of task `d{i}`.
+static STOP: [Sig; MAX_N] = [const { Signal::new() }; MAX_N];
+static DONE: [Sig; MAX_N] = [const { Signal::new() }; MAX_N];
+
+/// Body of the direct-stop baseline task `d{i}`: park until stopped, then
+/// report the exit as the last act.
+async fn direct(i: usize) {
+    STOP[i].wait().await;
+    DONE[i].signal(());
 }
 
 // ---- workloads ---------------------------------------------------------------
@@ -100,22 +147,30 @@ workload!(WIDE250, SUP_W250, 250, wide);
 
 // A 4-member elastic pool, min 1, shrinking as soon as a surplus appears.
 static PM: [TaskNode; POOL_K] = [
-    TaskNode::new("p0", Mode::OnDemand)
-        .with_spawn(spawn_worker)
-        .in_pool(0)
-        .at(0),
-    TaskNode::new("p1", Mode::OnDemand)
-        .with_spawn(spawn_worker)
-        .in_pool(0)
-        .at(1),
-    TaskNode::new("p2", Mode::OnDemand)
-        .with_spawn(spawn_worker)
-        .in_pool(0)
-        .at(2),
-    TaskNode::new("p3", Mode::OnDemand)
-        .with_spawn(spawn_worker)
-        .in_pool(0)
-        .at(3),
+    TaskNode::new(
+        &NodeSpec::new("p0", Mode::OnDemand)
+            .with_spawn(spawn_pool_worker)
+            .in_pool(0)
+            .at(0),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("p1", Mode::OnDemand)
+            .with_spawn(spawn_pool_worker)
+            .in_pool(0)
+            .at(1),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("p2", Mode::OnDemand)
+            .with_spawn(spawn_pool_worker)
+            .in_pool(0)
+            .at(2),
+    ),
+    TaskNode::new(
+        &NodeSpec::new("p3", Mode::OnDemand)
+            .with_spawn(spawn_pool_worker)
+            .in_pool(0)
+            .at(3),
+    ),
 ];
 static PPOOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&PM, 0, 1, 4, DeferredShrink::new(Duration::from_ticks(0)));
@@ -173,28 +228,57 @@ fn row(workload: &str, n: usize, op: &str, nodes: usize, total: Option<u64>) {
 
 static FAILED: portable_atomic::AtomicBool = portable_atomic::AtomicBool::new(false);
 
-/// The embassy-only part of a start: token, pool slot search, spawn, first
-/// poll, for the same workers and pool (`adopt` only marks each one running,
-/// so the supervisor can stop them afterwards).
+/// The embassy-only part of a start: token, spawn, first poll, for the same
+/// per-node tasks.
 fn spawn_direct(n: usize, spawner: Spawner) -> bool {
-    W.iter().take(n).all(|w| match worker(w) {
+    W.iter()
+        .zip(SPAWN_W.iter())
+        .take(n)
+        .all(|(w, spawn): (&'static TaskNode, &SpawnFn)| spawn(w, spawner).is_ok())
+}
+
+#[embassy_executor::task]
+async fn marker() {}
+
+/// Mark the first `n` workers running ahead of [`spawn_direct`], so the
+/// supervisor can stop them; see the module doc for the borrowed token.
+fn adopt_direct(n: usize, spawner: Spawner) -> bool {
+    match marker() {
         Ok(token) => {
-            w.adopt(&token);
+            W.iter().take(n).for_each(|w| w.adopt(&token));
             spawner.spawn(token);
             true
         }
         Err(_) => false,
-    })
+    }
+}
+
+/// The embassy-only part of a teardown: stop the `n` parked `d{i}` tasks,
+/// dependents first, each exit awaited before the next stop.
+async fn stop_direct(n: usize) -> bool {
+    for i in (0..n).rev() {
+        STOP[i].signal(());
+        DONE[i].wait().await;
+    }
+    true
 }
 
 async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, spawner: Spawner) {
     let wide = name == "WIDE";
     if !wide {
-        let c = cost(|ok| *ok, async { spawn_direct(N, spawner) }).await;
+        let adopted = adopt_direct(N, spawner);
+        // Lets the marker task run and leave before the probe starts.
+        Timer::after_millis(2).await;
+        let c = cost(|ok| adopted && *ok, async { spawn_direct(N, spawner) }).await;
         row("embassy only", N, "direct spawn + first poll", N, c);
         if sup.teardown().await.is_err() {
             FAILED.store(true, portable_atomic::Ordering::Release);
         }
+        // Park the baseline tasks outside the probe; only the stop is timed.
+        let spawned = SPAWN_D.iter().take(N).all(|spawn| spawn(spawner).is_ok());
+        Timer::after_millis(2).await;
+        let c = cost(|ok| spawned && *ok, stop_direct(N)).await;
+        row("embassy only", N, "direct stop, dependents first", N, c);
     }
     let c = cost(|r| r.is_ok(), sup.start(spawner)).await;
     row(name, N, "start", N, c);
