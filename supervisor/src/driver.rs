@@ -110,8 +110,21 @@ impl<const N: usize> Supervisor<N> {
                 }
                 let acted = match decision.action {
                     PoolAction::Hold => false,
-                    PoolAction::Grow => self.grow(*pool, spawner).await,
-                    PoolAction::Shrink => self.shrink(*pool).await?,
+                    PoolAction::Grow => match self.grow_member(*pool) {
+                        Some(m) => self.grow(m, spawner).await,
+                        None => false,
+                    },
+                    PoolAction::Shrink => match self.shrink_member(*pool) {
+                        Some(m) => {
+                            crate::supervisor::await_ack(m).await?;
+                            #[cfg(feature = "events")]
+                            crate::event::publish(crate::event::EventKind::PoolShrank {
+                                node: m.name,
+                            });
+                            true
+                        }
+                        None => false,
+                    },
                 };
                 if !acted {
                     break;
@@ -141,46 +154,40 @@ impl<const N: usize> Supervisor<N> {
         load
     }
 
-    /// Start the lowest down member that may run: enabled, attached, and with
-    /// every dependency up (and ready, for `ready` deps). `false` if none can.
+    /// The lowest down member that may run: enabled, attached, and with
+    /// every dependency up (and ready, for `ready` deps). `None` if none can,
+    /// or if the graph is torn down (it stays down until started again).
     #[cfg(feature = "pool")]
-    async fn grow(&self, pool: &dyn Pool, spawner: Spawner) -> bool {
+    fn grow_member(&self, pool: &dyn Pool) -> Option<&'static crate::TaskNode> {
         if self.is_halted() {
-            return false; // a torn-down graph stays down until it is started again
+            return None;
         }
-        for slot in pool.slots() {
-            let Some(m) = self.graph().node(slot) else {
-                continue;
-            };
-            if m.is_running() || m.is_disabled() || m.is_detached() || !self.deps_up(slot) {
-                continue;
-            }
-            let grew = self.bring_up(m, spawner).await.is_ok();
-            #[cfg(feature = "events")]
-            if grew {
-                crate::event::publish(crate::event::EventKind::PoolGrew { node: m.name });
-            }
-            return grew;
-        }
-        false
+        pool.slots().find_map(|slot| {
+            let m = self.graph().node(slot)?;
+            (!m.is_running() && !m.is_disabled() && !m.is_detached() && self.deps_up(slot))
+                .then_some(m)
+        })
     }
 
-    /// Stop the highest idle running member, re-checking idleness in the same
-    /// atomic step that requests the stop. `Ok(false)` if none is idle.
+    /// Bring up one member chosen by [`grow_member`](Self::grow_member).
     #[cfg(feature = "pool")]
-    async fn shrink(&self, pool: &dyn Pool) -> Result<bool, ShutdownTimeout> {
-        for slot in pool.slots().rev() {
-            let Some(m) = self.graph().node(slot) else {
-                continue;
-            };
-            if m.request_shutdown_if_idle() {
-                crate::supervisor::await_ack(m).await?;
-                #[cfg(feature = "events")]
-                crate::event::publish(crate::event::EventKind::PoolShrank { node: m.name });
-                return Ok(true);
-            }
+    async fn grow(&self, m: &'static crate::TaskNode, spawner: Spawner) -> bool {
+        let grew = self.bring_up(m, spawner).await.is_ok();
+        #[cfg(feature = "events")]
+        if grew {
+            crate::event::publish(crate::event::EventKind::PoolGrew { node: m.name });
         }
-        Ok(false)
+        grew
+    }
+
+    /// Ask the highest idle running member to stop, re-checking idleness in
+    /// the same atomic step that requests the stop. `None` if none is idle.
+    #[cfg(feature = "pool")]
+    fn shrink_member(&self, pool: &dyn Pool) -> Option<&'static crate::TaskNode> {
+        pool.slots()
+            .rev()
+            .filter_map(|slot| self.graph().node(slot))
+            .find(|m| m.request_shutdown_if_idle())
     }
 
     /// Every dependency of `slot` is running (a `#[cfg]`-removed dependency
@@ -205,7 +212,7 @@ impl<const N: usize> Supervisor<N> {
 /// forever.
 #[cfg(any(feature = "pool", feature = "controller"))]
 async fn wait_change(epoch: u32, deadline: Option<Instant>) {
-    crate::wait::Until::until(crate::wait::Cond::Changed(epoch), deadline).await;
+    crate::wait::Until::by(crate::wait::Cond::Changed(epoch), deadline).await;
 }
 
 #[cfg(not(any(feature = "pool", feature = "controller")))]

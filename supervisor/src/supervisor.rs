@@ -304,7 +304,7 @@ impl<const N: usize> Supervisor<N> {
         Ok(())
     }
 
-    // ---- the one bring-up path ------------------------------------------
+    // ---- the one bring-up path ----------------------------------------
 
     /// Bring one down node up: resume it if it is a parked `Pause` instance,
     /// mark it running if the application spawns it, otherwise wait for its
@@ -314,9 +314,24 @@ impl<const N: usize> Supervisor<N> {
         node: &'static TaskNode,
         spawner: Spawner,
     ) -> Result<(), SpawnError> {
+        match self.bring_up_now(node, spawner) {
+            BringUp::Done(result) => result,
+            BringUp::Gated(claim, spawn) => {
+                let spawned = self.gated_spawn(node, spawn, spawner).await;
+                drop(claim);
+                self.spawned(node, spawned)
+            }
+            BringUp::Join => join_other_bring_up(node).await,
+        }
+    }
+
+    /// The part of a bring-up that needs no waiting, which is all of it for
+    /// a node without gates. Kept out of `bring_up`'s state machine, so each
+    /// caller's future only carries the waiting part.
+    fn bring_up_now(&self, node: &'static TaskNode, spawner: Spawner) -> BringUp {
         if node.is_parked() {
             node.resume_parked();
-            return Ok(());
+            return BringUp::Done(Ok(()));
         }
         let Some(spawn) = node.spawn_fn() else {
             // A parked (app-spawned) node: the supervisor cannot spawn it. It
@@ -330,21 +345,29 @@ impl<const N: usize> Supervisor<N> {
                     node.name
                 );
             }
-            return Ok(());
+            return BringUp::Done(Ok(()));
         };
-        let spawned = if self.has_gates(node) {
-            let Some(_claim) = Claim::take(node) else {
-                return join_other_bring_up(node).await;
+        if self.has_gates(node) {
+            return match Claim::take(node) {
+                Some(claim) => BringUp::Gated(claim, spawn),
+                None => BringUp::Join,
             };
-            self.gated_spawn(node, spawn, spawner).await
-        } else if let Some(before) = node.try_begin_activation() {
-            // Nothing to wait for: claiming and activating are one atomic step.
-            spawn(node, spawner).inspect_err(|_| node.abort_activation(before))
-        } else {
-            return join_other_bring_up(node).await;
+        }
+        // Nothing to wait for: claiming and activating are one atomic step.
+        let Some(before) = node.try_begin_activation() else {
+            return BringUp::Join;
         };
-        // No change notification here: each verb notifies once when done,
-        // not once per node.
+        let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
+        BringUp::Done(self.spawned(node, spawned))
+    }
+
+    /// Record a spawn's outcome. No change notification here: each verb
+    /// notifies once when done, not once per node.
+    fn spawned(
+        &self,
+        node: &'static TaskNode,
+        spawned: Result<(), SpawnError>,
+    ) -> Result<(), SpawnError> {
         match spawned {
             Ok(()) => {
                 #[cfg(feature = "events")]
@@ -368,15 +391,16 @@ impl<const N: usize> Supervisor<N> {
         gated
     }
 
+    /// Wait for every gate of `node` (each bounded by its slot timeout), then
+    /// spawn it. The caller holds the node's spawn claim.
     async fn gated_spawn(
         &self,
         node: &'static TaskNode,
         spawn: crate::node::SpawnFn,
         spawner: Spawner,
     ) -> Result<(), SpawnError> {
-        let timeout = node.slot_timeout();
         for gate in node.gates() {
-            if !Until::within(Cond::Filled(*gate), timeout).await {
+            if !Until::within(Cond::Filled(*gate), node.slot_timeout()).await {
                 log_warn!(
                     "`{}`: a resource or executor slot stayed empty; spawn refused",
                     node.name
@@ -390,7 +414,7 @@ impl<const N: usize> Supervisor<N> {
                 let Some(dep) = self.graph.node(d as usize) else {
                     continue;
                 };
-                if !Until::within(Cond::Ready(dep), timeout).await {
+                if !Until::within(Cond::Ready(dep), node.slot_timeout()).await {
                     log_warn!(
                         "`{}`: dependency `{}` never became ready; spawn refused",
                         node.name,
@@ -425,13 +449,13 @@ impl<const N: usize> Supervisor<N> {
 
 /// Ask `node` to stop and wait (bounded) for its ack.
 pub(crate) async fn stop(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    acked(node, Until::stop(node, SHUTDOWN_ACK_TIMEOUT).await)
+    acked(node, Until::stop(node).await)
 }
 
 /// Wait (bounded) for the ack of a stop already requested.
 #[cfg(feature = "pool")]
 pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    acked(node, Until::ack(node, SHUTDOWN_ACK_TIMEOUT).await)
+    acked(node, Until::ack(node).await)
 }
 
 fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> {
@@ -497,6 +521,16 @@ impl<const N: usize> Cascade<N> {
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
     }
+}
+
+/// Where [`Supervisor::bring_up_now`] left a bring-up.
+enum BringUp {
+    /// Finished (resumed, marked, spawned or refused).
+    Done(Result<(), SpawnError>),
+    /// Holds the spawn claim; must wait for the node's gates, then spawn.
+    Gated(Claim, crate::node::SpawnFn),
+    /// Another operation holds the claim: its outcome is ours.
+    Join,
 }
 
 /// Exclusive right to spawn a node, released on drop, so a bring-up future

@@ -10,10 +10,11 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
+use embassy_time::Duration;
 #[cfg(any(feature = "pool", feature = "controller"))]
 use embassy_time::Instant;
-use embassy_time::{Duration, Timer};
 
+use crate::SHUTDOWN_ACK_TIMEOUT;
 use crate::TaskNode;
 use crate::node::flag;
 use crate::notify;
@@ -54,16 +55,18 @@ impl Cond<'_> {
 }
 
 enum Phase<'a> {
-    /// First poll of a stop: queue this task, then ask `node` to stop. The
+    /// First poll of a stop: queue this task, then ask the node to stop. The
     /// run queue is LIFO, so a worker on this executor runs (and acks)
     /// before the next poll of this one.
     Request(&'a TaskNode),
-    /// Yield this many times before arming the timer: an ack from a worker
-    /// on this executor needs no timer queue update.
+    /// Yield this many times before arming the ack timeout: an ack from a
+    /// worker on this executor needs no timer queue update.
     Spin(u8),
-    /// Registered with the observers, bounded by the timer (if any).
-    Wait(Option<Timer>),
+    /// Registered with the observers until this tick ([`FOREVER`]: no bound).
+    Wait(u64),
 }
+
+const FOREVER: u64 = u64::MAX;
 
 /// Resolves `true` once its condition holds, `false` if the timeout or
 /// deadline passes first. The condition is re-checked after registering, so
@@ -71,9 +74,6 @@ enum Phase<'a> {
 pub(crate) struct Until<'a> {
     cond: Cond<'a>,
     phase: Phase<'a>,
-    /// Armed when the spins are over (a stop's ack timeout); `None` for
-    /// waits that are unbounded or already carry their timer.
-    timeout: Option<Duration>,
 }
 
 impl<'a> Until<'a> {
@@ -81,8 +81,7 @@ impl<'a> Until<'a> {
     pub(crate) fn forever(cond: Cond<'a>) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(None),
-            timeout: None,
+            phase: Phase::Wait(FOREVER),
         }
     }
 
@@ -90,40 +89,40 @@ impl<'a> Until<'a> {
     pub(crate) fn within(cond: Cond<'a>, timeout: Duration) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(Some(Timer::after(timeout))),
-            timeout: None,
+            phase: Phase::Wait(after(timeout)),
         }
     }
 
     /// Wait until `deadline`, or without a bound if there is none.
     #[cfg(any(feature = "pool", feature = "controller"))]
-    pub(crate) fn until(cond: Cond<'a>, deadline: Option<Instant>) -> Self {
+    pub(crate) fn by(cond: Cond<'a>, deadline: Option<Instant>) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(deadline.map(Timer::at)),
-            timeout: None,
+            phase: Phase::Wait(deadline.map_or(FOREVER, |d| d.as_ticks())),
         }
     }
 
-    /// The ack of a stop already requested from `node`, bounded by `timeout`
-    /// once two scheduler passes did not bring it.
+    /// The ack of a stop already requested from `node`, bounded by
+    /// [`SHUTDOWN_ACK_TIMEOUT`] once two scheduler passes did not bring it.
     #[cfg(feature = "pool")]
-    pub(crate) fn ack(node: &'a TaskNode, timeout: Duration) -> Self {
+    pub(crate) fn ack(node: &'a TaskNode) -> Self {
         Self {
             cond: Cond::Acked(node),
             phase: Phase::Spin(2),
-            timeout: Some(timeout),
         }
     }
 
     /// Ask `node` to stop, then wait for its ack as [`ack`](Self::ack) does.
-    pub(crate) fn stop(node: &'a TaskNode, timeout: Duration) -> Self {
+    pub(crate) fn stop(node: &'a TaskNode) -> Self {
         Self {
             cond: Cond::Acked(node),
             phase: Phase::Request(node),
-            timeout: Some(timeout),
         }
     }
+}
+
+fn after(timeout: Duration) -> u64 {
+    embassy_time_driver::now().saturating_add(timeout.as_ticks())
 }
 
 impl Future for Until<'_> {
@@ -140,21 +139,21 @@ impl Future for Until<'_> {
         if this.cond.holds() {
             return Poll::Ready(true);
         }
-        match &mut this.phase {
-            Phase::Spin(left) if *left > 0 => {
-                *left -= 1;
+        let deadline = match this.phase {
+            Phase::Spin(left @ 1..) => {
+                this.phase = Phase::Spin(left - 1);
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
-            Phase::Spin(_) => {
-                this.phase = Phase::Wait(this.timeout.map(Timer::after));
+            Phase::Wait(at) => at,
+            _ => after(SHUTDOWN_ACK_TIMEOUT),
+        };
+        this.phase = Phase::Wait(deadline);
+        if deadline != FOREVER {
+            if embassy_time_driver::now() >= deadline {
+                return Poll::Ready(this.cond.holds());
             }
-            _ => {}
-        }
-        if let Phase::Wait(Some(timer)) = &mut this.phase
-            && Pin::new(timer).poll(cx).is_ready()
-        {
-            return Poll::Ready(this.cond.holds());
+            embassy_time_driver::schedule_wake(deadline, cx.waker());
         }
         notify::register(cx.waker());
         if this.cond.holds() {
