@@ -480,6 +480,12 @@ impl TaskNode {
     }
 
     pub(crate) fn set_disabled(&self, disabled: bool) {
+        // A plain load first: cascades mostly meet nodes already in the
+        // wanted state, and a load is cheaper than a read-modify-write
+        // (a critical section on Cortex-M0).
+        if self.is_disabled() == disabled {
+            return;
+        }
         if disabled {
             self.state.fetch_or(flag::DISABLED, Ordering::AcqRel);
         } else {

@@ -153,10 +153,16 @@ impl<const N: usize> Supervisor<N> {
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
         for node in self.nodes_in_order() {
-            if node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) == 0
-                && wanted(node)
-                && let Err(e) = self.bring_up(node, spawner).await
+            if node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) != 0
+                || !wanted(node)
             {
+                continue;
+            }
+            let outcome = match self.bring_up_now(node, spawner) {
+                Some(now) => now,
+                None => self.bring_up_waiting(node, spawner).await,
+            };
+            if let Err(e) = outcome {
                 result = Err(e);
                 break;
             }
@@ -255,7 +261,11 @@ impl<const N: usize> Supervisor<N> {
             if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
                 continue;
             }
-            if let Err(e) = self.bring_up(n, spawner).await {
+            let result = match self.bring_up_now(n, spawner) {
+                Some(now) => now,
+                None => self.bring_up_waiting(n, spawner).await,
+            };
+            if let Err(e) = result {
                 log_warn!("activate: `{}` did not start: {}", n.name, e);
             }
         }
@@ -315,23 +325,25 @@ impl<const N: usize> Supervisor<N> {
         spawner: Spawner,
     ) -> Result<(), SpawnError> {
         match self.bring_up_now(node, spawner) {
-            BringUp::Done(result) => result,
-            BringUp::Gated(claim, spawn) => {
-                let spawned = self.gated_spawn(node, spawn, spawner).await;
-                drop(claim);
-                self.spawned(node, spawned)
-            }
-            BringUp::Join => join_other_bring_up(node).await,
+            Some(result) => result,
+            None => self.bring_up_waiting(node, spawner).await,
         }
     }
 
     /// The part of a bring-up that needs no waiting, which is all of it for
-    /// a node without gates. Kept out of `bring_up`'s state machine, so each
-    /// caller's future only carries the waiting part.
-    fn bring_up_now(&self, node: &'static TaskNode, spawner: Spawner) -> BringUp {
+    /// a node without gates; `None` (and nothing done) if it must wait.
+    /// Loops over many nodes call this first and create a bring-up future
+    /// only for a node that waits, so a gate-free node costs no future.
+    // One out-of-line copy shared by every bring-up loop (flash).
+    #[inline(never)]
+    fn bring_up_now(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+    ) -> Option<Result<(), SpawnError>> {
         if node.is_parked() {
             node.resume_parked();
-            return BringUp::Done(Ok(()));
+            return Some(Ok(()));
         }
         let Some(spawn) = node.spawn_fn() else {
             // A parked (app-spawned) node: the supervisor cannot spawn it. It
@@ -345,20 +357,33 @@ impl<const N: usize> Supervisor<N> {
                     node.name
                 );
             }
-            return BringUp::Done(Ok(()));
+            return Some(Ok(()));
         };
         if self.has_gates(node) {
-            return match Claim::take(node) {
-                Some(claim) => BringUp::Gated(claim, spawn),
-                None => BringUp::Join,
-            };
+            return None;
         }
         // Nothing to wait for: claiming and activating are one atomic step.
-        let Some(before) = node.try_begin_activation() else {
-            return BringUp::Join;
-        };
+        let before = node.try_begin_activation()?;
         let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
-        BringUp::Done(self.spawned(node, spawned))
+        Some(self.spawned(node, spawned))
+    }
+
+    /// A bring-up that waits: for the node's gates (holding its spawn
+    /// claim), or for the operation that holds the claim (its outcome is
+    /// ours).
+    async fn bring_up_waiting(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+    ) -> Result<(), SpawnError> {
+        let (true, Some(spawn)) = (self.has_gates(node), node.spawn_fn()) else {
+            return join_other_bring_up(node).await;
+        };
+        let Some(_claim) = Claim::take(node) else {
+            return join_other_bring_up(node).await;
+        };
+        let spawned = self.gated_spawn(node, spawn, spawner).await;
+        self.spawned(node, spawned)
     }
 
     /// Record a spawn's outcome. No change notification here: each verb
@@ -521,16 +546,6 @@ impl<const N: usize> Cascade<N> {
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
     }
-}
-
-/// Where [`Supervisor::bring_up_now`] left a bring-up.
-enum BringUp {
-    /// Finished (resumed, marked, spawned or refused).
-    Done(Result<(), SpawnError>),
-    /// Holds the spawn claim; must wait for the node's gates, then spawn.
-    Gated(Claim, crate::node::SpawnFn),
-    /// Another operation holds the claim: its outcome is ours.
-    Join,
 }
 
 /// Exclusive right to spawn a node, released on drop, so a bring-up future
