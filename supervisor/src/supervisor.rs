@@ -269,9 +269,9 @@ impl<const N: usize> Supervisor<N> {
                 log_warn!("activate: `{}` did not start: {}", n.name, e);
             }
         }
+        // One change for the whole cascade; it also wakes the pool driver
+        // to regrow the enabled `OnDemand` members.
         notify::changed();
-        #[cfg(feature = "pool")]
-        crate::pool::request_scale();
     }
 
     /// Latch `disabled` on `node`, its transitive dependents and (for pool
