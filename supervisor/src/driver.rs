@@ -94,44 +94,67 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// One evaluation of every pool; returns the earliest policy deadline.
+    /// The decisions are synchronous ([`pool_step`](Self::pool_step)); this
+    /// future only waits for a shrink's ack or a gated member's bring-up.
     #[cfg(feature = "pool")]
-    async fn scale_pools(
-        &self,
-        spawner: Spawner,
-    ) -> Result<Option<embassy_time::Instant>, ShutdownTimeout> {
-        let mut earliest: Option<Instant> = None;
-        for pool in self.graph().pools {
-            // Each step changes the running count by one; a pool can need at
-            // most `members` steps to reach its target.
-            for _ in 0..=pool.slots().len() {
-                let decision = pool.decide(self.load_of(*pool), Instant::now());
-                if let Some(at) = decision.recheck_at {
-                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
+    async fn scale_pools(&self, spawner: Spawner) -> Result<Option<Instant>, ShutdownTimeout> {
+        let mut pass = PoolPass::default();
+        loop {
+            match self.pool_step(&mut pass, spawner) {
+                PoolStep::Done(deadline) => return Ok(deadline),
+                PoolStep::Grow(m) => {
+                    let grew = self.bring_up_waiting(m, spawner).await.is_ok();
+                    grown(m, grew);
+                    if !grew {
+                        pass.next_pool();
+                    }
                 }
-                let acted = match decision.action {
-                    PoolAction::Hold => false,
-                    PoolAction::Grow => match self.grow_member(*pool) {
-                        Some(m) => self.grow(m, spawner).await,
-                        None => false,
-                    },
-                    PoolAction::Shrink => match self.shrink_member(*pool) {
-                        Some(m) => {
-                            crate::supervisor::await_ack(m).await?;
-                            #[cfg(feature = "events")]
-                            crate::event::publish(crate::event::EventKind::PoolShrank {
-                                node: m.name,
-                            });
-                            true
-                        }
-                        None => false,
-                    },
-                };
-                if !acted {
-                    break;
+                PoolStep::Shrink(m) => {
+                    crate::supervisor::await_ack(m).await?;
+                    #[cfg(feature = "events")]
+                    crate::event::publish(crate::event::EventKind::PoolShrank { node: m.name });
                 }
             }
         }
-        Ok(earliest)
+    }
+
+    /// Decide and act until a pool needs a wait or every pool holds. Each
+    /// step changes a pool's running count by one, so a pool takes at most
+    /// `members + 1` steps per pass.
+    #[cfg(feature = "pool")]
+    fn pool_step(&self, pass: &mut PoolPass, spawner: Spawner) -> PoolStep {
+        while let Some(pool) = self.graph().pools.get(pass.pool) {
+            if pass.steps > pool.slots().len() {
+                pass.next_pool();
+                continue;
+            }
+            pass.steps += 1;
+            let decision = pool.decide(self.load_of(*pool), Instant::now());
+            if let Some(at) = decision.recheck_at {
+                pass.earliest = Some(pass.earliest.map_or(at, |e| e.min(at)));
+            }
+            let acted = match decision.action {
+                PoolAction::Hold => false,
+                PoolAction::Grow => match self.grow_member(*pool) {
+                    None => false,
+                    Some(m) => match self.bring_up_now(m, spawner) {
+                        Some(result) => {
+                            grown(m, result.is_ok());
+                            result.is_ok()
+                        }
+                        None => return PoolStep::Grow(m),
+                    },
+                },
+                PoolAction::Shrink => match self.shrink_member(*pool) {
+                    Some(m) => return PoolStep::Shrink(m),
+                    None => false,
+                },
+            };
+            if !acted {
+                pass.next_pool();
+            }
+        }
+        PoolStep::Done(pass.earliest)
     }
 
     #[cfg(feature = "pool")]
@@ -167,17 +190,6 @@ impl<const N: usize> Supervisor<N> {
             (!m.is_running() && !m.is_disabled() && !m.is_detached() && self.deps_up(slot))
                 .then_some(m)
         })
-    }
-
-    /// Bring up one member chosen by [`grow_member`](Self::grow_member).
-    #[cfg(feature = "pool")]
-    async fn grow(&self, m: &'static crate::TaskNode, spawner: Spawner) -> bool {
-        let grew = self.bring_up(m, spawner).await.is_ok();
-        #[cfg(feature = "events")]
-        if grew {
-            crate::event::publish(crate::event::EventKind::PoolGrew { node: m.name });
-        }
-        grew
     }
 
     /// Ask the highest idle running member to stop, re-checking idleness in
@@ -227,4 +239,41 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// How far one pass over the pools got, kept across its waits.
+#[cfg(feature = "pool")]
+#[derive(Default)]
+struct PoolPass {
+    pool: usize,
+    steps: usize,
+    earliest: Option<Instant>,
+}
+
+#[cfg(feature = "pool")]
+impl PoolPass {
+    fn next_pool(&mut self) {
+        self.pool += 1;
+        self.steps = 0;
+    }
+}
+
+/// What a pass over the pools needs next.
+#[cfg(feature = "pool")]
+enum PoolStep {
+    /// Every pool holds; wake again at this deadline, if any.
+    Done(Option<Instant>),
+    /// This member's bring-up must wait (gates, or a contended claim).
+    Grow(&'static crate::TaskNode),
+    /// This member was asked to stop; await its ack.
+    Shrink(&'static crate::TaskNode),
+}
+
+#[cfg(feature = "pool")]
+fn grown(m: &'static crate::TaskNode, grew: bool) {
+    #[cfg(feature = "events")]
+    if grew {
+        crate::event::publish(crate::event::EventKind::PoolGrew { node: m.name });
+    }
+    let _ = (m, grew);
 }

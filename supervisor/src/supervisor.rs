@@ -336,7 +336,7 @@ impl<const N: usize> Supervisor<N> {
     /// only for a node that waits, so a gate-free node costs no future.
     // One out-of-line copy shared by every bring-up loop (flash).
     #[inline(never)]
-    fn bring_up_now(
+    pub(crate) fn bring_up_now(
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
@@ -371,7 +371,7 @@ impl<const N: usize> Supervisor<N> {
     /// A bring-up that waits: for the node's gates (holding its spawn
     /// claim), or for the operation that holds the claim (its outcome is
     /// ours).
-    async fn bring_up_waiting(
+    pub(crate) async fn bring_up_waiting(
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
@@ -382,8 +382,63 @@ impl<const N: usize> Supervisor<N> {
         let Some(_claim) = Claim::take(node) else {
             return join_other_bring_up(node).await;
         };
-        let spawned = self.gated_spawn(node, spawn, spawner).await;
+        // One index over the gates, then the `ready` deps: the future holds
+        // a counter and one `Until`, not an iterator per kind.
+        let mut next = 0;
+        while let Some(cond) = self.gate(node, next) {
+            if !Until::within(cond, node.slot_timeout()).await {
+                log_warn!(
+                    "`{}`: gate {} (a resource or executor slot, or a `ready` dependency) \
+                     stayed closed; spawn refused",
+                    node.name,
+                    next
+                );
+                return self.spawned(node, Err(SpawnError::Busy));
+            }
+            next += 1;
+        }
+        // The waits above yield: a `deactivate` that ran meanwhile found the
+        // node down (nothing to stop) and latched it. The latch wins.
+        if node.is_disabled() {
+            log_warn!(
+                "`{}` was disabled during its gate wait; not spawned",
+                node.name
+            );
+            return self.spawned(node, Err(SpawnError::Busy));
+        }
+        let before = node.begin_activation();
+        let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
         self.spawned(node, spawned)
+    }
+
+    /// Gate number `k` of `node`: its resource and executor slots first,
+    /// then (feature `readiness`) its `ready` dependencies.
+    fn gate(&self, node: &'static TaskNode, k: usize) -> Option<Cond<'static>> {
+        if let Some(g) = node.gates().get(k) {
+            return Some(Cond::Filled(*g));
+        }
+        #[cfg(feature = "readiness")]
+        if let Some(i) = self.graph.index_of(node) {
+            let ready = self.graph.ready_deps[i];
+            // A `#[cfg]`-removed dependency counts as ready.
+            return ready
+                .get(k - node.gates().len()..)?
+                .iter()
+                .find_map(|&d| self.graph.node(d as usize))
+                .map(Cond::Ready);
+        }
+        None
+    }
+
+    fn has_gates(&self, node: &'static TaskNode) -> bool {
+        let gated = !node.gates().is_empty();
+        #[cfg(feature = "readiness")]
+        let gated = gated
+            || self
+                .graph
+                .index_of(node)
+                .is_some_and(|i| !self.graph.ready_deps[i].is_empty());
+        gated
     }
 
     /// Record a spawn's outcome. No change notification here: each verb
@@ -401,65 +456,6 @@ impl<const N: usize> Supervisor<N> {
             }
             Err(e) => self.fail(node, e),
         }
-    }
-
-    /// The node must wait for something before it spawns: a resource or
-    /// executor slot, or (feature `readiness`) a `ready` dependency.
-    fn has_gates(&self, node: &'static TaskNode) -> bool {
-        let gated = !node.gates().is_empty();
-        #[cfg(feature = "readiness")]
-        let gated = gated
-            || self
-                .graph
-                .index_of(node)
-                .is_some_and(|i| !self.graph.ready_deps[i].is_empty());
-        gated
-    }
-
-    /// Wait for every gate of `node` (each bounded by its slot timeout), then
-    /// spawn it. The caller holds the node's spawn claim.
-    async fn gated_spawn(
-        &self,
-        node: &'static TaskNode,
-        spawn: crate::node::SpawnFn,
-        spawner: Spawner,
-    ) -> Result<(), SpawnError> {
-        for gate in node.gates() {
-            if !Until::within(Cond::Filled(*gate), node.slot_timeout()).await {
-                log_warn!(
-                    "`{}`: a resource or executor slot stayed empty; spawn refused",
-                    node.name
-                );
-                return Err(SpawnError::Busy);
-            }
-        }
-        #[cfg(feature = "readiness")]
-        if let Some(i) = self.graph.index_of(node) {
-            for &d in self.graph.ready_deps[i] {
-                let Some(dep) = self.graph.node(d as usize) else {
-                    continue;
-                };
-                if !Until::within(Cond::Ready(dep), node.slot_timeout()).await {
-                    log_warn!(
-                        "`{}`: dependency `{}` never became ready; spawn refused",
-                        node.name,
-                        dep.name
-                    );
-                    return Err(SpawnError::Busy);
-                }
-            }
-        }
-        // The waits above yield: a `deactivate` that ran meanwhile found the
-        // node down (nothing to stop) and latched it. The latch wins.
-        if node.is_disabled() {
-            log_warn!(
-                "`{}` was disabled during its gate wait; not spawned",
-                node.name
-            );
-            return Err(SpawnError::Busy);
-        }
-        let before = node.begin_activation();
-        spawn(node, spawner).inspect_err(|_| node.abort_activation(before))
     }
 
     fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
@@ -567,8 +563,8 @@ impl Drop for Claim {
     }
 }
 
-/// Another operation holds the node's spawn claim (it is waiting for the
-/// node's gates): its outcome is ours. Bounded by that operation's gate waits.
+/// Another operation holds the node's spawn claim (it waits for the node's
+/// gates): its outcome is ours, bounded by that operation's gate waits.
 async fn join_other_bring_up(node: &'static TaskNode) -> Result<(), SpawnError> {
     Until::forever(Cond::Unclaimed(node)).await;
     if node.is_running() {

@@ -63,7 +63,22 @@ enum Phase<'a> {
     /// worker on this executor needs no timer queue update.
     Spin(u8),
     /// Registered with the observers until this tick ([`FOREVER`]: no bound).
-    Wait(u64),
+    Wait(Tick),
+}
+
+/// A 64-bit tick count stored as two words: 4-byte alignment keeps every
+/// future that embeds an `Until` free of 8-byte padding.
+#[derive(Clone, Copy)]
+struct Tick([u32; 2]);
+
+impl Tick {
+    fn new(t: u64) -> Self {
+        Self([t as u32, (t >> 32) as u32])
+    }
+
+    fn get(self) -> u64 {
+        u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
+    }
 }
 
 const FOREVER: u64 = u64::MAX;
@@ -81,7 +96,7 @@ impl<'a> Until<'a> {
     pub(crate) fn forever(cond: Cond<'a>) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(FOREVER),
+            phase: Phase::Wait(Tick::new(FOREVER)),
         }
     }
 
@@ -89,7 +104,7 @@ impl<'a> Until<'a> {
     pub(crate) fn within(cond: Cond<'a>, timeout: Duration) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(after(timeout)),
+            phase: Phase::Wait(Tick::new(after(timeout))),
         }
     }
 
@@ -98,7 +113,7 @@ impl<'a> Until<'a> {
     pub(crate) fn by(cond: Cond<'a>, deadline: Option<Instant>) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(deadline.map_or(FOREVER, |d| d.as_ticks())),
+            phase: Phase::Wait(Tick::new(deadline.map_or(FOREVER, |d| d.as_ticks()))),
         }
     }
 
@@ -145,10 +160,10 @@ impl Future for Until<'_> {
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
-            Phase::Wait(at) => at,
+            Phase::Wait(at) => at.get(),
             _ => after(SHUTDOWN_ACK_TIMEOUT),
         };
-        this.phase = Phase::Wait(deadline);
+        this.phase = Phase::Wait(Tick::new(deadline));
         if deadline != FOREVER {
             if embassy_time_driver::now() >= deadline {
                 return Poll::Ready(this.cond.holds());
