@@ -94,12 +94,20 @@ info() { awk -F'|' -v k="$2" '$1 == "INFO" && $2 == k { print $3 }' "$1"; }
 
 # Footprint: release builds (opt-level "s", LTO, 1 CGU, panic=abort).
 size_row() { # target board
-  cargo build --locked --quiet --release --target "$1" --features "$2" --bin ref_supervised --bin ref_direct
-  local dir="$CARGO_TARGET_DIR/$1/release"
+  local b dir="$CARGO_TARGET_DIR/$1/release"
+  for b in ref_supervised ref_direct ref_supervised_16 ref_direct_16; do
+    # Each reference checks its own behaviour and exits non-zero on failure.
+    cargo run --locked --quiet --release --target "$1" --features "$2" --bin "$b" >&2 ||
+      { echo "$b failed on $2" >&2; exit 1; }
+  done
   read -r st sd sb _ < <(arm-none-eabi-size "$dir/ref_supervised" | tail -1)
   read -r dt dd db _ < <(arm-none-eabi-size "$dir/ref_direct" | tail -1)
+  read -r st2 sd2 sb2 _ < <(arm-none-eabi-size "$dir/ref_supervised_16" | tail -1)
+  read -r dt2 dd2 db2 _ < <(arm-none-eabi-size "$dir/ref_direct_16" | tail -1)
   local flash=$(( (st + sd) - (dt + dd) )) ram=$(( (sd + sb) - (dd + db) ))
-  echo "| $2 | $dt / $dd / $db | $st / $sd / $sb | +$flash | +$ram | $(( flash / 12 )) | $(( ram / 12 )) |"
+  local flash2=$(( (st2 + sd2) - (dt2 + dd2) )) ram2=$(( (sd2 + sb2) - (dd2 + db2) ))
+  # Per extra node: how the difference grows from CHAIN(8) to CHAIN(16).
+  echo "| $2 | $dt / $dd / $db | $st / $sd / $sb | +$flash | +$ram | $(( (flash2 - flash) / 8 )) | $(( (ram2 - ram) / 8 )) |"
 }
 sizes=$(size_row thumbv8m.main-none-eabihf an505; size_row thumbv7m-none-eabi an385; size_row thumbv6m-none-eabi microbit)
 
@@ -200,13 +208,17 @@ echo
 cat <<'MD'
 ## Footprint: CHAIN(8) + a 4-member pool, start → teardown → respawn
 
-`firmware/src/bin/ref_supervised.rs` against `firmware/src/bin/ref_direct.rs`
+`firmware/src/reference/supervised.rs` against `firmware/src/reference/direct.rs`
 (the same 12 tasks spawned directly with embassy, stopped by one `Signal` each,
-spawned again). Both carry the same board support (SysTick driver, executor,
-semihosting exit, fault handlers). Flash = text + data, RAM = data + bss;
-per node = difference / 12.
+spawned again), each built with CHAIN(8) (`ref_supervised`, `ref_direct`) and
+CHAIN(16) (`ref_supervised_16`, `ref_direct_16`); every build runs under QEMU
+and checks its own behaviour first. Both carry the same board support (SysTick
+driver, executor, semihosting exit, fault handlers). Flash = text + data,
+RAM = data + bss. "Per extra node" = how much the supervised-minus-direct
+difference grows per node from CHAIN(8) to CHAIN(16): the cost of one more
+node, with the fixed cost of the runtime code taken out.
 
-| board | direct text / data / bss | supervised text / data / bss | flash | RAM | flash per node | RAM per node |
+| board | direct text / data / bss | supervised text / data / bss | flash | RAM | flash per extra node | RAM per extra node |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 MD
 echo "$sizes"
@@ -243,6 +255,10 @@ ram=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/[ +]/, "", $6); print $6 }
 node=$(info "$an505" "size_of::<TaskNode>()")
 echo "| footprint flash, CHAIN(8)+pool | +2852 B | +1426 B | +$flash B | $(verdict 1426 "$flash") | (the same: already a difference to a direct build) | – |"
 echo "| footprint RAM, CHAIN(8)+pool | +1144 B | +572 B | +$ram B | $(verdict 572 "$ram") | (the same) | – |"
+nflash=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/ /, "", $7); print $7 }')
+nram=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/ /, "", $8); print $8 }')
+echo "| footprint flash per extra node | ≈262 B | 131 B | $nflash B | $(verdict 131 "$nflash") | – | – |"
+echo "| footprint RAM per extra node | ≈154 B | 77 B | $nram B | $(verdict 77 "$nram") | – | – |"
 echo "| \`size_of::<TaskNode>()\` | 80 B | 40 B | $node B | $(verdict 40 "$node") | – | – |"
 echo
 cat bench-notes.md

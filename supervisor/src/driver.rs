@@ -137,7 +137,7 @@ impl<const N: usize> Supervisor<N> {
                 PoolAction::Hold => false,
                 PoolAction::Grow => match self.grow_member(*pool) {
                     None => false,
-                    Some(m) => match self.bring_up_now(m, spawner, false) {
+                    Some(m) => match self.bring_up_now(m, spawner) {
                         Some(result) => {
                             grown(m, result.is_ok());
                             result.is_ok()

@@ -389,14 +389,13 @@ impl TaskNode {
     /// [`begin_activation`](Self::begin_activation) only if no instance is up
     /// and no other operation holds the spawn claim: claim and activation in
     /// one atomic step, for nodes with nothing to wait for.
-    /// Also clears the `clear` bits (an activation's `disabled` latch).
     /// Returns the flags it replaced, or `None` if it did nothing.
-    pub(crate) fn try_begin_activation(&self, clear: u16) -> Option<u16> {
+    pub(crate) fn try_begin_activation(&self) -> Option<u16> {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 (f & (flag::RUNNING | flag::STARTING) == 0)
-                    .then_some((f & !(flag::RESET | clear)) | flag::RUNNING)
+                    .then_some((f & !flag::RESET) | flag::RUNNING)
             })
             .ok();
         #[cfg(feature = "liveness")]

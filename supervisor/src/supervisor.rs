@@ -158,7 +158,7 @@ impl<const N: usize> Supervisor<N> {
             {
                 continue;
             }
-            let outcome = match self.bring_up_now(node, spawner, false) {
+            let outcome = match self.bring_up_now(node, spawner) {
                 Some(now) => now,
                 None => self.bring_up_waiting(node, spawner).await,
             };
@@ -257,11 +257,11 @@ impl<const N: usize> Supervisor<N> {
             if !set.has(i as usize) {
                 continue;
             }
+            n.set_disabled(false);
             if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
-                n.set_disabled(false);
                 continue;
             }
-            let result = match self.bring_up_now(n, spawner, true) {
+            let result = match self.bring_up_now(n, spawner) {
                 Some(now) => now,
                 None => self.bring_up_waiting(n, spawner).await,
             };
@@ -324,7 +324,7 @@ impl<const N: usize> Supervisor<N> {
         node: &'static TaskNode,
         spawner: Spawner,
     ) -> Result<(), SpawnError> {
-        match self.bring_up_now(node, spawner, false) {
+        match self.bring_up_now(node, spawner) {
             Some(result) => result,
             None => self.bring_up_waiting(node, spawner).await,
         }
@@ -340,36 +340,12 @@ impl<const N: usize> Supervisor<N> {
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
-        enable: bool,
     ) -> Option<Result<(), SpawnError>> {
-        // `enable` (an activation) clears the `disabled` latch: in the same
-        // atomic step that claims and activates a gate-free node, otherwise
-        // first.
-        let latch = if enable { flag::DISABLED } else { 0 };
-        if let Some(spawn) = node.spawn_fn()
-            && !node.is_parked()
-            && !self.has_gates(node)
-        {
-            // Nothing to wait for: claiming and activating are one atomic step.
-            let Some(before) = node.try_begin_activation(latch) else {
-                // Up already, or another operation holds the claim: the
-                // caller joins it.
-                if enable {
-                    node.set_disabled(false);
-                }
-                return None;
-            };
-            let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
-            return Some(self.spawned(node, spawned));
-        }
-        if enable {
-            node.set_disabled(false);
-        }
         if node.is_parked() {
             node.resume_parked();
             return Some(Ok(()));
         }
-        if node.spawn_fn().is_none() {
+        let Some(spawn) = node.spawn_fn() else {
             // A parked (app-spawned) node: the supervisor cannot spawn it. It
             // is up unless its instance was stopped, which only the
             // application can undo (by spawning and `adopt`ing it again).
@@ -382,8 +358,14 @@ impl<const N: usize> Supervisor<N> {
                 );
             }
             return Some(Ok(()));
+        };
+        if self.has_gates(node) {
+            return None;
         }
-        None // gated
+        // Nothing to wait for: claiming and activating are one atomic step.
+        let before = node.try_begin_activation()?;
+        let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
+        Some(self.spawned(node, spawned))
     }
 
     /// A bring-up that waits: for the node's gates (holding its spawn

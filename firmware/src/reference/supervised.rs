@@ -1,0 +1,126 @@
+// Footprint reference, supervised: CHAIN(`CHAIN`) plus a 4-member elastic
+// pool, driven through start -> teardown -> respawn_terminate. Included by
+// `ref_supervised*.rs` after `const CHAIN: usize = ..;`. Compare its sizes with
+// the `ref_direct*` build of the same `CHAIN` (the same tasks spawned
+// directly with embassy); two chain lengths give the cost per extra node.
+
+use cortex_m_rt::entry;
+use embassy_executor::{SpawnError, Spawner};
+use embassy_supervisor::{
+    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Supervisor, TaskNode,
+};
+use embassy_supervisor_firmware as fw;
+use embassy_time::{Duration, Timer};
+
+/// Pool members.
+const K: usize = 4;
+/// Nodes in the graph.
+const N: usize = CHAIN + K;
+
+#[embassy_executor::task(pool_size = N)]
+async fn worker(node: &'static TaskNode) {
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
+    node.mark_exited();
+}
+
+/// One spawn fn for every node: they run the same task.
+fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(worker(node)?);
+    Ok(())
+}
+
+/// Node `i` of the chain sits in slot `i`; pool member `j` in slot `CHAIN + j`.
+static SPECS: [NodeSpec; N] = {
+    let mut s = [const { NodeSpec::new("C", Mode::Terminate) }; N];
+    let mut i = 0;
+    while i < N {
+        s[i] = if i < CHAIN {
+            NodeSpec::new("C", Mode::Terminate)
+        } else {
+            NodeSpec::new("P", Mode::OnDemand).in_pool(0)
+        }
+        .with_spawn(spawn_worker)
+        .at(i as u8);
+        i += 1;
+    }
+    s
+};
+
+static NODES: [TaskNode; N] = {
+    let mut n = [const { TaskNode::new(&SPECS[0]) }; N];
+    let mut i = 0;
+    while i < N {
+        // `forget`: const evaluation cannot run the placeholder's drop.
+        core::mem::forget(core::mem::replace(&mut n[i], TaskNode::new(&SPECS[i])));
+        i += 1;
+    }
+    n
+};
+
+static IDX: [u8; N] = {
+    let mut a = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        a[i] = i as u8;
+        i += 1;
+    }
+    a
+};
+
+static POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
+    // The members are the last K nodes.
+    NODES.split_at(CHAIN).1,
+    CHAIN as u8,
+    1,
+    K as u8,
+    DeferredShrink::new(Duration::from_millis(10)),
+);
+
+static GRAPH: Graph<N> = {
+    let mut slots = [None; N];
+    // Chain node i depends on i - 1; every pool member on the chain's root.
+    let mut deps: [&'static [u8]; N] = [&[]; N];
+    let mut i = 0;
+    while i < N {
+        slots[i] = Some(&NODES[i]);
+        if i > 0 {
+            deps[i] = core::slice::from_ref(&IDX[if i < CHAIN { i - 1 } else { 0 }]);
+        }
+        i += 1;
+    }
+    Graph::new(slots, deps).with_pools(&[&POOL])
+};
+static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
+
+#[embassy_executor::task]
+async fn pools(spawner: Spawner) {
+    // Returns only if a shrink misses its ack; the check below then fails.
+    let _ = SUP.run_pools(spawner).await;
+}
+
+fn chain_up() -> bool {
+    NODES[..CHAIN].iter().all(|n| n.is_running())
+}
+
+#[embassy_executor::task]
+async fn main_task(spawner: Spawner) {
+    let mut ok = SUP.start(spawner).await.is_ok();
+    spawner.spawn(pools(spawner).unwrap());
+    Timer::after_millis(1).await;
+    ok &= chain_up() && NODES[CHAIN].is_running();
+    // The driver stays up: a torn-down graph is halted, so it regrows
+    // nothing until respawn_terminate.
+    ok &= SUP.teardown().await.is_ok();
+    ok &= SUP.respawn_terminate(spawner).await.is_ok();
+    Timer::after_millis(1).await;
+    ok &= chain_up();
+    fw::exit(if ok { 0 } else { 1 })
+}
+
+#[entry]
+fn main() -> ! {
+    fw::init();
+    fw::exec::run(|s| s.spawn(main_task(s).unwrap()))
+}
