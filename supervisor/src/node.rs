@@ -548,6 +548,7 @@ impl TaskWaker {
         })
     }
 
+    #[inline(never)]
     fn wake(&self) {
         if let Some(w) = self.0.lock(Cell::take) {
             w.wake();

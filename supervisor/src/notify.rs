@@ -32,6 +32,9 @@ static WAITERS: Mutex<CriticalSectionRawMutex, RefCell<MultiWakerRegistration<OB
 static EPOCH: AtomicU32 = AtomicU32::new(0);
 
 /// Wake every observer: something they may be waiting for changed.
+// Out of line: one copy of the critical section and the waker walk for the
+// many lifecycle edges that call it (flash).
+#[inline(never)]
 pub(crate) fn changed() {
     EPOCH.fetch_add(1, Ordering::AcqRel);
     WAITERS.lock(|w| w.borrow_mut().wake());

@@ -36,9 +36,12 @@ pub struct PoolLoad {
 /// What a policy wants done, one member at a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+// Non-zero discriminants: a `Decision::HOLD` is then not all zero bytes,
+// which the compiler would write with a `memclr` call it links in (flash).
+#[repr(u8)]
 pub enum PoolAction {
     /// Nothing now.
-    Hold,
+    Hold = 1,
     /// Start one more member.
     Grow,
     /// Stop one idle member.

@@ -376,11 +376,20 @@ impl<const N: usize> Supervisor<N> {
         node: &'static TaskNode,
         spawner: Spawner,
     ) -> Result<(), SpawnError> {
-        let (true, Some(spawn)) = (self.has_gates(node), node.spawn_fn()) else {
-            return join_other_bring_up(node).await;
+        let claim = if self.has_gates(node) && node.has_spawn() {
+            Claim::take(node)
+        } else {
+            None
         };
-        let Some(_claim) = Claim::take(node) else {
-            return join_other_bring_up(node).await;
+        // Up already, or another operation holds the claim: its outcome is
+        // ours (one await site for both, so one copy of its states).
+        let Some(_claim) = claim else {
+            Until::forever(Cond::Unclaimed(node)).await;
+            return if node.is_running() {
+                Ok(())
+            } else {
+                Err(SpawnError::Busy)
+            };
         };
         // One index over the gates, then the `ready` deps: the future holds
         // a counter and one `Until`, not an iterator per kind.
@@ -406,8 +415,12 @@ impl<const N: usize> Supervisor<N> {
             );
             return self.spawned(node, Err(SpawnError::Busy));
         }
-        let before = node.begin_activation();
-        let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
+        // Read after the waits so the future does not carry it; the spec
+        // is immutable, so it is the one checked above.
+        let spawned = node.spawn_fn().map_or(Err(SpawnError::Busy), |spawn| {
+            let before = node.begin_activation();
+            spawn(node, spawner).inspect_err(|_| node.abort_activation(before))
+        });
         self.spawned(node, spawned)
     }
 
@@ -560,17 +573,6 @@ impl Drop for Claim {
     fn drop(&mut self) {
         self.0.release_claim();
         notify::changed(); // a concurrent bring-up may be waiting for the outcome
-    }
-}
-
-/// Another operation holds the node's spawn claim (it waits for the node's
-/// gates): its outcome is ours, bounded by that operation's gate waits.
-async fn join_other_bring_up(node: &'static TaskNode) -> Result<(), SpawnError> {
-    Until::forever(Cond::Unclaimed(node)).await;
-    if node.is_running() {
-        Ok(())
-    } else {
-        Err(SpawnError::Busy)
     }
 }
 

@@ -137,7 +137,14 @@ impl<'a> Until<'a> {
 }
 
 fn after(timeout: Duration) -> u64 {
-    embassy_time_driver::now().saturating_add(timeout.as_ticks())
+    now().saturating_add(timeout.as_ticks())
+}
+
+// Out of line: a time driver's `now` (a critical section around a counter
+// read, typically) is otherwise inlined at every call site (flash).
+#[inline(never)]
+fn now() -> u64 {
+    embassy_time_driver::now()
 }
 
 impl Future for Until<'_> {
@@ -165,7 +172,7 @@ impl Future for Until<'_> {
         };
         this.phase = Phase::Wait(Tick::new(deadline));
         if deadline != FOREVER {
-            if embassy_time_driver::now() >= deadline {
+            if now() >= deadline {
                 return Poll::Ready(this.cond.holds());
             }
             embassy_time_driver::schedule_wake(deadline, cx.waker());
