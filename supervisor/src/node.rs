@@ -374,6 +374,8 @@ impl TaskNode {
     /// resume) sees a clean slate and reads as up before its first poll, so an
     /// exit on another core cannot be overwritten.
     /// Returns the flags it replaced, for [`abort_activation`](Self::abort_activation).
+    // Out of line (flash): every bring-up path calls it.
+    #[inline(never)]
     pub(crate) fn begin_activation(&self) -> u16 {
         let before = self
             .state
@@ -408,6 +410,8 @@ impl TaskNode {
     /// Undo [`begin_activation`](Self::begin_activation) after a failed spawn:
     /// no instance started, so the node keeps the status it had (a stopped
     /// node still reads as stopped, not as "exited on its own").
+    // Out of line (flash): every bring-up path calls it.
+    #[inline(never)]
     pub(crate) fn abort_activation(&self, before: u16) {
         let _ = self
             .state
@@ -548,6 +552,7 @@ impl TaskWaker {
         })
     }
 
+    // Out of line (flash): a critical section, called by every stop.
     #[inline(never)]
     fn wake(&self) {
         if let Some(w) = self.0.lock(Cell::take) {

@@ -570,6 +570,9 @@ impl Claim {
 }
 
 impl Drop for Claim {
+    // Out of line: every future that can hold a claim carries this in its
+    // drop glue (flash).
+    #[inline(never)]
     fn drop(&mut self) {
         self.0.release_claim();
         notify::changed(); // a concurrent bring-up may be waiting for the outcome
