@@ -90,9 +90,10 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Stops at the first failed spawn and returns its error;
     /// [`failed_node`](Self::failed_node) names the node.
-    pub async fn start(&self, spawner: Spawner) -> Result<(), SpawnError> {
+    // A plain fn returning the shared bring-up future: no wrapper state
+    // machine per verb (flash).
+    pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), SpawnError>> + '_ {
         self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
-            .await
     }
 
     /// Reverse-dependency shutdown: each running node is asked to stop and its
@@ -135,9 +136,11 @@ impl<const N: usize> Supervisor<N> {
     /// pool; disabled and detached nodes are skipped.
     ///
     /// Stops at the first failed spawn ([`failed_node`](Self::failed_node)).
-    pub async fn respawn_terminate(&self, spawner: Spawner) -> Result<(), SpawnError> {
+    pub fn respawn_terminate(
+        &self,
+        spawner: Spawner,
+    ) -> impl Future<Output = Result<(), SpawnError>> + '_ {
         self.bring_up_in_order(spawner, |n| n.mode() == Mode::Terminate)
-            .await
     }
 
     /// Bring up, in dependency order, every down, enabled, attached node that
@@ -482,14 +485,41 @@ impl<const N: usize> Supervisor<N> {
 }
 
 /// Ask `node` to stop and wait (bounded) for its ack.
-pub(crate) async fn stop(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    acked(node, Until::stop(node).await)
+pub(crate) fn stop(node: &'static TaskNode) -> AckWait {
+    AckWait {
+        node,
+        until: Until::stop(node),
+    }
 }
 
 /// Wait (bounded) for the ack of a stop already requested.
 #[cfg(feature = "pool")]
-pub(crate) async fn await_ack(node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
-    acked(node, Until::ack(node).await)
+pub(crate) fn await_ack(node: &'static TaskNode) -> AckWait {
+    AckWait {
+        node,
+        until: Until::ack(node),
+    }
+}
+
+/// A stop's ack wait, resolving to its result. A plain future rather than an
+/// `async fn`: every verb that stops nodes embeds it (flash).
+pub(crate) struct AckWait {
+    node: &'static TaskNode,
+    until: Until<'static>,
+}
+
+impl core::future::Future for AckWait {
+    type Output = Result<(), ShutdownTimeout>;
+
+    fn poll(
+        mut self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Self::Output> {
+        let node = self.node;
+        core::pin::Pin::new(&mut self.until)
+            .poll(cx)
+            .map(|in_time| acked(node, in_time))
+    }
 }
 
 fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> {
