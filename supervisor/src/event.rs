@@ -138,7 +138,7 @@ pub fn subscribe() -> Result<EventSubscriber, SubscribeError> {
 /// Publish `kind`, stamped now. Never waits, never fails.
 pub(crate) fn publish(kind: EventKind) {
     EVENTS.immediate_publisher().publish_immediate(Event {
-        at: Instant::now(),
+        at: Instant::from_ticks(crate::wait::now()),
         kind,
     });
 }

@@ -525,7 +525,7 @@ impl defmt::Format for TaskNode {
 fn now_ticks32() -> u32 {
     // Truncation is intended: ages are computed with wrapping arithmetic, and
     // a 32-bit word needs no 64-bit atomics on 32-bit targets.
-    embassy_time::Instant::now().as_ticks() as u32
+    crate::wait::now() as u32
 }
 
 /// The one waker of the node's own task (it waits for a stop or a resume).

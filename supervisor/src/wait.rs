@@ -143,7 +143,7 @@ fn after(timeout: Duration) -> u64 {
 // Out of line: a time driver's `now` (a critical section around a counter
 // read, typically) is otherwise inlined at every call site (flash).
 #[inline(never)]
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     embassy_time_driver::now()
 }
 

@@ -45,7 +45,7 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
     for Controller<P, S, D, I, W>
 {
     fn next_admission(&self, admit: bool) -> Option<Admission> {
-        let now = Instant::now();
+        let now = Instant::from_ticks(crate::wait::now());
         let (admission, delivery) = self.state.lock(|s| {
             let mut s = s.borrow_mut();
             s.drain_intake(now);
@@ -78,7 +78,7 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
     }
 
     fn admitted(&self, a: Admission, result: Result<(), SpawnError>) {
-        let now = Instant::now();
+        let now = Instant::from_ticks(crate::wait::now());
         let inbox = self
             .state
             .lock(|s| s.borrow_mut().admitted(a.slot, result, now));
@@ -90,12 +90,12 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
     }
 
     fn close(&self) {
-        let now = Instant::now();
+        let now = Instant::from_ticks(crate::wait::now());
         self.state.lock(|s| s.borrow_mut().close(now));
     }
 
     fn reopen(&self) {
-        let now = Instant::now();
+        let now = Instant::from_ticks(crate::wait::now());
         self.state.lock(|s| {
             let mut s = s.borrow_mut();
             s.sweep(now);
@@ -184,11 +184,14 @@ impl<const N: usize> Supervisor<N> {
             let result = self.bring_up(a.node, spawner).await;
             guard.finish(result);
         }
-        ctrl.overdue(Instant::now(), crate::SHUTDOWN_ACK_TIMEOUT)
-            .map_err(|node| {
-                #[cfg(feature = "events")]
-                crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
-                crate::ShutdownTimeout { node }
-            })
+        ctrl.overdue(
+            Instant::from_ticks(crate::wait::now()),
+            crate::SHUTDOWN_ACK_TIMEOUT,
+        )
+        .map_err(|node| {
+            #[cfg(feature = "events")]
+            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+            crate::ShutdownTimeout { node }
+        })
     }
 }

@@ -304,7 +304,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
 
     /// A point-in-time view of every slot in use.
     pub fn snapshot(&self) -> ControllerSnapshot<SLOTS> {
-        let now = Instant::now();
+        let now = Instant::from_ticks(crate::wait::now());
         self.state.lock(|s| {
             let s = s.borrow();
             let mut slots = [None; SLOTS];
