@@ -100,21 +100,21 @@ impl<const N: usize> Supervisor<N> {
     /// ack awaited before its dependencies are stopped. Detached and down nodes
     /// are skipped. Aborts at the first missed ack, so a still-live dependent
     /// never loses its dependencies; the graph is then partially down.
-    pub fn teardown(&self) -> impl Future<Output = Result<(), ShutdownTimeout>> + '_ {
-        self.stop_in_reverse(false)
+    pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
+        #[cfg(feature = "controller")]
+        let _closing = crate::controller::Closing::new(self.controller);
+        self.halted.store(true, Ordering::Release);
+        for node in self.nodes_in_order().rev() {
+            if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
+                stop(node).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Best-effort teardown for the "hardware reset next" path: visits every
     /// node past a wedged one and returns the first timeout at the end.
-    pub fn teardown_continue(&self) -> impl Future<Output = Result<(), ShutdownTimeout>> + '_ {
-        self.stop_in_reverse(true)
-    }
-
-    /// Stop every running, attached node, dependents first, and halt the
-    /// pools. At a missed ack: stop there, or (`keep_going`) go on and
-    /// return the first timeout at the end. One state machine serves both
-    /// teardowns.
-    async fn stop_in_reverse(&self, keep_going: bool) -> Result<(), ShutdownTimeout> {
+    pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller::Closing::new(self.controller);
         self.halted.store(true, Ordering::Release);
@@ -125,9 +125,6 @@ impl<const N: usize> Supervisor<N> {
                 && first.is_ok()
             {
                 first = Err(e);
-                if !keep_going {
-                    break;
-                }
             }
         }
         first
