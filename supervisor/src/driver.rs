@@ -103,7 +103,7 @@ impl<const N: usize> Supervisor<N> {
             match self.pool_step(&mut pass, spawner) {
                 PoolStep::Done(deadline) => return Ok(deadline),
                 PoolStep::Grow(m) => {
-                    let grew = self.bring_up_waiting(m, spawner).await.is_ok();
+                    let grew = self.bring_up(m, spawner).await.is_ok();
                     grown(m, grew);
                     if !grew {
                         pass.next_pool();
@@ -264,7 +264,7 @@ impl PoolPass {
 enum PoolStep {
     /// Every pool holds; wake again at this deadline, if any.
     Done(Option<Instant>),
-    /// This member's bring-up must wait (gates, or a contended claim).
+    /// This member's bring-up must wait for a closed gate.
     Grow(&'static crate::TaskNode),
     /// This member was asked to stop; await its ack.
     Shrink(&'static crate::TaskNode),

@@ -58,7 +58,7 @@ pub enum EventKind {
         /// The node.
         node: &'static str,
     },
-    /// A node's spawn failed (gate timeout, full task pool, claim held).
+    /// A node's spawn failed (gate timeout, full task pool).
     SpawnFailed {
         /// The node.
         node: &'static str,

@@ -61,9 +61,6 @@ pub(crate) mod flag {
     pub const READY: u16 = 1 << 6;
     /// A resume is pending for a parked `Pause` instance.
     pub const RESUME: u16 = 1 << 7;
-    /// A supervisor operation has claimed the node to spawn it (guards
-    /// against two concurrent verbs spawning the same node twice).
-    pub const STARTING: u16 = 1 << 8;
     /// More than one task has waited on this node's task waker: the others
     /// wait in the crate-wide observer list, which stop requests must wake.
     pub const SHARED_WAIT: u16 = 1 << 9;
@@ -356,20 +353,6 @@ impl TaskNode {
 
     // ---- supervisor side ------------------------------------------------
 
-    /// Claim the node for a spawn. `false` if another operation holds the claim.
-    pub(crate) fn try_claim(&self) -> bool {
-        self.state.fetch_or(flag::STARTING, Ordering::AcqRel) & flag::STARTING == 0
-    }
-
-    /// A bring-up holds the spawn claim.
-    pub(crate) fn is_claimed(&self) -> bool {
-        self.has(flag::STARTING)
-    }
-
-    pub(crate) fn release_claim(&self) {
-        self.state.fetch_and(!flag::STARTING, Ordering::AcqRel);
-    }
-
     /// Pre-spawn reset + running, in one step: the instance about to start (or
     /// resume) sees a clean slate and reads as up before its first poll, so an
     /// exit on another core cannot be overwritten.
@@ -388,16 +371,15 @@ impl TaskNode {
         before
     }
 
-    /// [`begin_activation`](Self::begin_activation) only if no instance is up
-    /// and no other operation holds the spawn claim: claim and activation in
-    /// one atomic step, for nodes with nothing to wait for.
+    /// [`begin_activation`](Self::begin_activation) only if no instance is
+    /// up: of several concurrent bring-ups, the one whose step succeeds
+    /// spawns, and the others find the node up.
     /// Returns the flags it replaced, or `None` if it did nothing.
     pub(crate) fn try_begin_activation(&self) -> Option<u16> {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & (flag::RUNNING | flag::STARTING) == 0)
-                    .then_some((f & !flag::RESET) | flag::RUNNING)
+                (f & flag::RUNNING == 0).then_some((f & !flag::RESET) | flag::RUNNING)
             })
             .ok();
         #[cfg(feature = "liveness")]

@@ -163,7 +163,7 @@ impl<const N: usize> Supervisor<N> {
             }
             let outcome = match self.bring_up_now(node, spawner) {
                 Some(now) => now,
-                None => self.bring_up_waiting(node, spawner).await,
+                None => self.bring_up(node, spawner).await,
             };
             if let Err(e) = outcome {
                 result = Err(e);
@@ -266,7 +266,7 @@ impl<const N: usize> Supervisor<N> {
             }
             let result = match self.bring_up_now(n, spawner) {
                 Some(now) => now,
-                None => self.bring_up_waiting(n, spawner).await,
+                None => self.bring_up(n, spawner).await,
             };
             if let Err(e) = result {
                 log_warn!("activate: `{}` did not start: {}", n.name, e);
@@ -321,22 +321,49 @@ impl<const N: usize> Supervisor<N> {
 
     /// Bring one down node up: resume it if it is a parked `Pause` instance,
     /// mark it running if the application spawns it, otherwise wait for its
-    /// gates and spawn it. Every bring-up verb goes through here.
+    /// gates (each bounded by the node's slot timeout) and spawn it. Every
+    /// bring-up verb goes through here or through
+    /// [`bring_up_now`](Self::bring_up_now).
+    ///
+    /// Concurrent bring-ups of one node share its outcome without a lock:
+    /// each waits for the same gates, and the atomic step that marks the node
+    /// running lets exactly one of them spawn; the others find it up.
     pub(crate) async fn bring_up(
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
     ) -> Result<(), SpawnError> {
-        match self.bring_up_now(node, spawner) {
-            Some(result) => result,
-            None => self.bring_up_waiting(node, spawner).await,
+        loop {
+            if let Some(result) = self.bring_up_now(node, spawner) {
+                return result;
+            }
+            let Some(cond) = self.closed_gate(node) else {
+                continue; // opened since: try again
+            };
+            if !Until::within(cond, node.slot_timeout()).await {
+                log_warn!(
+                    "`{}`: a resource or executor slot, or a `ready` dependency, \
+                     stayed closed; spawn refused",
+                    node.name
+                );
+                return self.spawned(node, Err(SpawnError::Busy));
+            }
+            // The wait yielded: a `deactivate` that ran meanwhile found the
+            // node down (nothing to stop) and latched it. The latch wins.
+            if node.is_disabled() {
+                log_warn!(
+                    "`{}` was disabled during its gate wait; not spawned",
+                    node.name
+                );
+                return self.spawned(node, Err(SpawnError::Busy));
+            }
         }
     }
 
-    /// The part of a bring-up that needs no waiting, which is all of it for
-    /// a node without gates; `None` (and nothing done) if it must wait.
-    /// Loops over many nodes call this first and create a bring-up future
-    /// only for a node that waits, so a gate-free node costs no future.
+    /// The part of a bring-up that needs no waiting, which is all of it
+    /// unless a gate is closed; `None` (and nothing done) if one is. Loops
+    /// over many nodes call this first and create a bring-up future only for
+    /// a node that waits, so a node with open gates costs no future.
     // One out-of-line copy shared by every bring-up loop (flash).
     #[inline(never)]
     pub(crate) fn bring_up_now(
@@ -362,99 +389,39 @@ impl<const N: usize> Supervisor<N> {
             }
             return Some(Ok(()));
         };
-        if self.has_gates(node) {
+        // Up already (another bring-up won while this one waited): its
+        // outcome is ours.
+        if node.is_running() {
+            return Some(Ok(()));
+        }
+        if self.closed_gate(node).is_some() {
             return None;
         }
-        // Nothing to wait for: claiming and activating are one atomic step.
-        let before = node.try_begin_activation()?;
+        // Marking the node running is the one atomic step that decides who
+        // spawns it; a bring-up that loses finds it up already.
+        let Some(before) = node.try_begin_activation() else {
+            return Some(Ok(()));
+        };
         let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
         Some(self.spawned(node, spawned))
     }
 
-    /// A bring-up that waits: for the node's gates (holding its spawn
-    /// claim), or for the operation that holds the claim (its outcome is
-    /// ours).
-    pub(crate) async fn bring_up_waiting(
-        &self,
-        node: &'static TaskNode,
-        spawner: Spawner,
-    ) -> Result<(), SpawnError> {
-        let claim = if self.has_gates(node) && node.has_spawn() {
-            Claim::take(node)
-        } else {
-            None
-        };
-        // Up already, or another operation holds the claim: its outcome is
-        // ours (one await site for both, so one copy of its states).
-        let Some(_claim) = claim else {
-            Until::forever(Cond::Unclaimed(node)).await;
-            return if node.is_running() {
-                Ok(())
-            } else {
-                Err(SpawnError::Busy)
-            };
-        };
-        // One index over the gates, then the `ready` deps: the future holds
-        // a counter and one `Until`, not an iterator per kind.
-        let mut next = 0;
-        while let Some(cond) = self.gate(node, next) {
-            if !Until::within(cond, node.slot_timeout()).await {
-                log_warn!(
-                    "`{}`: gate {} (a resource or executor slot, or a `ready` dependency) \
-                     stayed closed; spawn refused",
-                    node.name,
-                    next
-                );
-                return self.spawned(node, Err(SpawnError::Busy));
-            }
-            next += 1;
-        }
-        // The waits above yield: a `deactivate` that ran meanwhile found the
-        // node down (nothing to stop) and latched it. The latch wins.
-        if node.is_disabled() {
-            log_warn!(
-                "`{}` was disabled during its gate wait; not spawned",
-                node.name
-            );
-            return self.spawned(node, Err(SpawnError::Busy));
-        }
-        // Read after the waits so the future does not carry it; the spec
-        // is immutable, so it is the one checked above.
-        let spawned = node.spawn_fn().map_or(Err(SpawnError::Busy), |spawn| {
-            let before = node.begin_activation();
-            spawn(node, spawner).inspect_err(|_| node.abort_activation(before))
-        });
-        self.spawned(node, spawned)
-    }
-
-    /// Gate number `k` of `node`: its resource and executor slots first,
-    /// then (feature `readiness`) its `ready` dependencies.
-    fn gate(&self, node: &'static TaskNode, k: usize) -> Option<Cond<'static>> {
-        if let Some(g) = node.gates().get(k) {
-            return Some(Cond::Filled(*g));
+    /// The first closed gate of `node`: its resource and executor slots in
+    /// declaration order, then (feature `readiness`) its `ready` dependencies.
+    fn closed_gate(&self, node: &'static TaskNode) -> Option<Cond<'static>> {
+        if let Some(g) = node.gates().iter().find(|g| !g.is_filled()) {
+            return Some(Cond::Filled(*g, node));
         }
         #[cfg(feature = "readiness")]
         if let Some(i) = self.graph.index_of(node) {
-            let ready = self.graph.ready_deps[i];
             // A `#[cfg]`-removed dependency counts as ready.
-            return ready
-                .get(k - node.gates().len()..)?
+            return self.graph.ready_deps[i]
                 .iter()
-                .find_map(|&d| self.graph.node(d as usize))
-                .map(Cond::Ready);
+                .filter_map(|&d| self.graph.node(d as usize))
+                .find(|d| !d.is_ready())
+                .map(|dep| Cond::DepReady(dep, node));
         }
         None
-    }
-
-    fn has_gates(&self, node: &'static TaskNode) -> bool {
-        let gated = !node.gates().is_empty();
-        #[cfg(feature = "readiness")]
-        let gated = gated
-            || self
-                .graph
-                .index_of(node)
-                .is_some_and(|i| !self.graph.ready_deps[i].is_empty());
-        gated
     }
 
     /// Record a spawn's outcome. No change notification here: each verb
@@ -584,28 +551,6 @@ impl<const N: usize> Cascade<N> {
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
-    }
-}
-
-/// Exclusive right to spawn a node, released on drop, so a bring-up future
-/// dropped mid-wait (a `select` losing) never leaves the node unstartable.
-struct Claim(&'static TaskNode);
-
-impl Claim {
-    fn take(node: &'static TaskNode) -> Option<Self> {
-        // `then`, not `then_some`: a `Claim` built and dropped on failure would
-        // release the claim another operation holds.
-        node.try_claim().then(|| Self(node))
-    }
-}
-
-impl Drop for Claim {
-    // Out of line: every future that can hold a claim carries this in its
-    // drop glue (flash).
-    #[inline(never)]
-    fn drop(&mut self) {
-        self.0.release_claim();
-        notify::changed(); // a concurrent bring-up may be waiting for the outcome
     }
 }
 

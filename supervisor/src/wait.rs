@@ -1,6 +1,6 @@
 //! [`Until`]: the one future every supervisor-side wait is made of (an ack,
-//! a gate, a `ready` dep, another operation's spawn claim, the driver's next
-//! change), optionally bounded by a timeout or a deadline.
+//! a gate, a `ready` dep, the driver's next change), optionally bounded by a
+//! timeout or a deadline.
 //!
 //! One concrete, `Unpin` type instead of an `async` closure per call site:
 //! every verb's state machine embeds the same small struct and calls one
@@ -26,13 +26,16 @@ pub(crate) enum Cond<'a> {
     /// The instance asked to stop is gone: the node is down, or a fresh
     /// activation cleared the stop request (that is a new instance).
     Acked(&'a TaskNode),
-    /// A resource or executor slot is filled.
-    Filled(&'a dyn Gate),
-    /// The node reports ready.
+    /// A resource or executor slot is filled, or the node is up (another
+    /// bring-up of it won).
+    Filled(&'a dyn Gate, &'a TaskNode),
+    /// The node reports ready (`wait_ready`).
     #[cfg(feature = "readiness")]
     Ready(&'a TaskNode),
-    /// No operation holds the node's spawn claim.
-    Unclaimed(&'a TaskNode),
+    /// The `ready` dependency (first) reports ready, or the node (second) is
+    /// up (another bring-up of it won).
+    #[cfg(feature = "readiness")]
+    DepReady(&'a TaskNode, &'a TaskNode),
     /// Anything changed since this epoch.
     #[cfg(any(feature = "pool", feature = "controller"))]
     Changed(u32),
@@ -44,10 +47,11 @@ impl Cond<'_> {
             Cond::Acked(n) => {
                 n.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN)
             }
-            Cond::Filled(g) => g.is_filled(),
+            Cond::Filled(g, n) => g.is_filled() || n.is_running(),
             #[cfg(feature = "readiness")]
             Cond::Ready(n) => n.is_ready(),
-            Cond::Unclaimed(n) => !n.is_claimed(),
+            #[cfg(feature = "readiness")]
+            Cond::DepReady(dep, n) => dep.is_ready() || n.is_running(),
             #[cfg(any(feature = "pool", feature = "controller"))]
             Cond::Changed(epoch) => notify::epoch() != epoch,
         }
@@ -93,6 +97,7 @@ pub(crate) struct Until<'a> {
 
 impl<'a> Until<'a> {
     /// Wait without a bound.
+    #[cfg(feature = "readiness")]
     pub(crate) fn forever(cond: Cond<'a>) -> Self {
         Self {
             cond,

@@ -117,3 +117,30 @@ async fn shared_outcome(spawner: Spawner) {
 fn concurrent_starts_of_a_gated_node_share_one_outcome() {
     common::run(&[&G], |s| s.spawn(shared_outcome(s).unwrap()));
 }
+
+#[embassy_executor::task]
+async fn dropped_mid_wait(spawner: Spawner) {
+    // A start of G waiting for its resource is dropped (it loses a select).
+    let first =
+        embassy_futures::select::select(GSUP.start_node(&G, spawner), common::settle()).await;
+    assert!(
+        matches!(first, embassy_futures::select::Either::Second(())),
+        "the resource is missing: the start must still be waiting"
+    );
+    assert!(!G.is_running());
+    // Nothing was left behind: the next start spawns as soon as it can.
+    RES.provide(7);
+    GSUP.start_node(&G, spawner).await.unwrap();
+    assert!(G.is_running());
+    GSUP.teardown().await.unwrap();
+    // Leave RES empty for the other tests of this binary: the stopped task
+    // hands the value back when it ends.
+    common::settle().await;
+    assert_eq!(RES.take(), Some(7));
+    common::pass();
+}
+
+#[test]
+fn a_bring_up_dropped_mid_wait_leaves_nothing_behind() {
+    common::run(&[&G], |s| s.spawn(dropped_mid_wait(s).unwrap()));
+}
