@@ -389,13 +389,15 @@ impl<const N: usize> Supervisor<N> {
             }
             return Some(Ok(()));
         };
-        // Up already (another bring-up won while this one waited): its
-        // outcome is ours.
-        if node.is_running() {
-            return Some(Ok(()));
-        }
-        if self.closed_gate(node).is_some() {
-            return None;
+        if self.has_gates(node) {
+            // Up already (another bring-up won while this one waited): its
+            // outcome is ours.
+            if node.is_running() {
+                return Some(Ok(()));
+            }
+            if self.closed_gate(node).is_some() {
+                return None;
+            }
         }
         // Marking the node running is the one atomic step that decides who
         // spawns it; a bring-up that loses finds it up already.
@@ -404,6 +406,19 @@ impl<const N: usize> Supervisor<N> {
         };
         let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
         Some(self.spawned(node, spawned))
+    }
+
+    /// The node waits for something before it spawns: a resource or
+    /// executor slot, or (feature `readiness`) a `ready` dependency.
+    fn has_gates(&self, node: &'static TaskNode) -> bool {
+        let gated = !node.gates().is_empty();
+        #[cfg(feature = "readiness")]
+        let gated = gated
+            || self
+                .graph
+                .index_of(node)
+                .is_some_and(|i| !self.graph.ready_deps[i].is_empty());
+        gated
     }
 
     /// The first closed gate of `node`: its resource and executor slots in
