@@ -12,6 +12,8 @@ use crate::error::RunError;
 #[cfg(any(feature = "pool", feature = "control"))]
 use crate::error::ShutdownTimeout;
 #[cfg(feature = "pool")]
+use crate::node::flag;
+#[cfg(feature = "pool")]
 use crate::pool::{Pool, PoolAction, PoolLoad};
 use crate::{Supervisor, notify};
 
@@ -161,21 +163,24 @@ impl<const N: usize> Supervisor<N> {
     #[cfg(feature = "pool")]
     fn load_of(&self, pool: &dyn Pool) -> PoolLoad {
         let (min, max) = pool.bounds();
-        let mut load = PoolLoad {
-            running: 0,
-            idle: 0,
-            busy: 0,
+        let (mut running, mut busy, mut idle) = (0usize, 0usize, 0usize);
+        for m in pool.nodes() {
+            // One flag read per member: the three counts agree.
+            let f = m.flags();
+            let (up, b) = (f & flag::RUNNING != 0, f & flag::BUSY != 0);
+            running += up as usize;
+            busy += b as usize;
+            idle += (up && !b) as usize;
+        }
+        // Counts are u8: a pool reports at most 255 of each.
+        let count = |n: usize| n.min(u8::MAX as usize) as u8;
+        PoolLoad {
+            running: count(running),
+            idle: count(idle),
+            busy: count(busy),
             min,
             max,
-        };
-        for m in pool.nodes() {
-            let (running, busy) = (m.is_running(), m.is_busy());
-            // Saturating: a pool has at most 256 members and u8 counts.
-            load.running = load.running.saturating_add(running as u8);
-            load.busy = load.busy.saturating_add(busy as u8);
-            load.idle = load.idle.saturating_add((running && !busy) as u8);
         }
-        load
     }
 
     /// The lowest down member that may run: enabled, attached, and with
@@ -188,8 +193,8 @@ impl<const N: usize> Supervisor<N> {
         }
         pool.slots().find_map(|slot| {
             let m = self.graph().node(slot)?;
-            (!m.is_running() && !m.is_disabled() && !m.is_detached() && self.deps_up(slot))
-                .then_some(m)
+            let down_and_free = m.flags() & (flag::RUNNING | flag::DISABLED | flag::DETACHED) == 0;
+            (down_and_free && self.deps_up(slot)).then_some(m)
         })
     }
 
