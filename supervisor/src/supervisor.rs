@@ -456,6 +456,8 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
+    // Out of line: the cold end of every bring-up path (flash).
+    #[inline(never)]
     fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
         let slot = self.graph.index_of(node).map_or(NO_NODE, |i| i as u16);
         self.failed.store(slot, Ordering::Release);
