@@ -11,6 +11,11 @@ for f in controller events; do
     grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
 done
 
+# The trace family: with `trace` on, every binary that links the executor
+# needs the hook symbols, which only `tests/trace.rs` defines, so its tests
+# run on their own.
+TRACE_FEATURES="macros,trace-hooks,trace-names"
+
 step() { printf '\n==> %s\n' "$*"; }
 
 step "rustfmt"
@@ -20,6 +25,7 @@ step "clippy"
 cargo clippy --workspace --all-targets --features "embassy-supervisor/$HOST_FEATURES" -- -D warnings
 cargo clippy -p embassy-supervisor --all-features -- -D warnings
 cargo clippy -p embassy-supervisor --no-default-features -- -D warnings
+cargo clippy -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --tests -- -D warnings
 
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 case "$msrv" in *.*.*) ;; *) msrv="$msrv.0" ;; esac  # a toolchain name: 1.88 -> 1.88.0
@@ -27,12 +33,15 @@ if rustup run "$msrv" rustc --version >/dev/null 2>&1; then
     step "MSRV $msrv"
     CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor -p embassy-supervisor-macros \
         --features "embassy-supervisor/$HOST_FEATURES"
+    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor \
+        --features "$TRACE_FEATURES,trace-nested"
 else
     printf '\nMSRV toolchain %s not installed (`rustup toolchain install %s`): skipping the MSRV check\n' "$msrv" "$msrv"
 fi
 
 step "each feature on its own"
-for f in control pool macros readiness liveness controller events; do
+for f in control pool macros readiness liveness controller events \
+    trace trace-hooks trace-nested metadata-names trace-names; do
     cargo check -q -p embassy-supervisor --no-default-features --features "$f"
 done
 
@@ -44,6 +53,9 @@ step "compile-fail rules of features that are off (pool, readiness, ...)"
 cargo test -p embassy-supervisor --no-default-features --features macros --test compile_fail
 step "host tests (all host features)"
 cargo test -p embassy-supervisor --features "$HOST_FEATURES"
+step "host tests (trace, then trace-nested)"
+cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
+cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
 
 for target in thumbv6m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
     step "library for $target"

@@ -69,6 +69,11 @@ pub fn emit(m: &Model) -> TokenStream {
         });
     }
     out.extend(emit_graph(m));
+    // Once per binary: only the unnamed graph defines the trace hooks
+    // (feature `trace-hooks` of the runtime; nothing otherwise).
+    if m.suffix.is_empty() {
+        out.extend(quote!(#rt::__trace_hooks!();));
+    }
     out
 }
 
@@ -353,11 +358,13 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
         }
         Spawn::Parked => return quote!(::core::result::Result::Ok(())),
     };
-    let _ = rt;
+    // `bind` attributes the task to its node (trace, metadata-names); it
+    // compiles to nothing without those features.
     quote! {
         #route
         #(#takes)*
         let __es_token = #token;
+        #rt::TaskNode::bind(#node_ref, &__es_token);
         spawner.spawn(__es_token);
         ::core::result::Result::Ok(())
     }

@@ -142,3 +142,14 @@ const fn all_placed<const N: usize>(deps: &[u8], placed: &[bool; N]) -> bool {
     }
     true
 }
+
+#[cfg(feature = "trace")]
+impl<const N: usize> crate::trace::TracedGraph for Graph<N> {
+    fn traced_node(&self, i: usize) -> Option<&'static TaskNode> {
+        self.node(i)
+    }
+
+    fn slots(&self) -> usize {
+        N
+    }
+}

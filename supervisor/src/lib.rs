@@ -28,6 +28,7 @@ mod notify;
 mod resource;
 mod spec;
 mod supervisor;
+mod trace_hooks;
 mod wait;
 
 #[cfg(feature = "control")]
@@ -39,6 +40,8 @@ mod pool;
 pub mod controller;
 #[cfg(feature = "events")]
 pub mod event;
+#[cfg(feature = "trace")]
+pub mod trace;
 
 pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;

@@ -88,6 +88,8 @@ pub struct TaskNode {
     task_waker: TaskWaker,
     #[cfg(feature = "liveness")]
     last_beat: AtomicU32,
+    #[cfg(feature = "trace")]
+    trace: crate::trace::NodeTrace,
 }
 
 impl core::ops::Deref for TaskNode {
@@ -107,6 +109,8 @@ impl TaskNode {
             task_waker: TaskWaker::new(),
             #[cfg(feature = "liveness")]
             last_beat: AtomicU32::new(0),
+            #[cfg(feature = "trace")]
+            trace: crate::trace::NodeTrace::new(),
         }
     }
 
@@ -293,10 +297,43 @@ impl TaskNode {
 
     /// Parked nodes: register an instance the application spawned by hand.
     /// The node starts a fresh activation (pre-spawn reset) and reads as
-    /// running. Call it with the token, before `Spawner::spawn`.
-    pub fn adopt<S>(&self, _token: &SpawnToken<S>) {
+    /// running, and the task is [bound](Self::bind) to the node. Call it with
+    /// the token, before `Spawner::spawn`.
+    pub fn adopt<S>(&'static self, token: &SpawnToken<S>) {
+        self.bind(token);
         let _ = self.begin_activation();
         notify::changed();
+    }
+
+    /// Attribute the task behind `token` to this node: under `trace` its
+    /// polls are charged to the node, under `metadata-names` the task's
+    /// metadata carries the node's name. The generated spawn glue calls it;
+    /// a hand-written spawn fn should call it before `Spawner::spawn`.
+    /// Without those features it compiles to nothing.
+    #[inline]
+    pub fn bind<S>(&'static self, token: &SpawnToken<S>) {
+        #[cfg(feature = "trace")]
+        crate::trace::bind(self, token.id());
+        #[cfg(feature = "metadata-names")]
+        token.metadata().set_name(self.spec.name);
+        let _ = token;
+    }
+
+    /// This node's poll accounting across its instances (feature `trace`).
+    #[cfg(feature = "trace")]
+    pub fn trace_stats(&self) -> crate::trace::NodeStats {
+        self.trace.stats()
+    }
+
+    /// The id of the task last bound to this node, if any (feature `trace`).
+    #[cfg(feature = "trace")]
+    pub fn task_id(&self) -> Option<u32> {
+        Some(self.trace.task_id.load(Ordering::Acquire)).filter(|&id| id != 0)
+    }
+
+    #[cfg(feature = "trace")]
+    pub(crate) fn trace_state(&self) -> &crate::trace::NodeTrace {
+        &self.trace
     }
 
     // ---- readiness ------------------------------------------------------
@@ -544,14 +581,11 @@ impl TaskWaker {
 }
 
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
-// waker, no per-node signals). `liveness` adds one 32-bit heartbeat word.
-#[cfg(all(target_pointer_width = "32", not(feature = "liveness")))]
+// waker, no per-node signals). `liveness` adds one 32-bit heartbeat word,
+// `trace` four (task id, poll time, polls, longest poll).
+#[cfg(target_pointer_width = "32")]
 const _: () = assert!(
-    core::mem::size_of::<TaskNode>() <= 16,
-    "TaskNode grew past 16 bytes of RAM"
-);
-#[cfg(all(target_pointer_width = "32", feature = "liveness"))]
-const _: () = assert!(
-    core::mem::size_of::<TaskNode>() <= 20,
-    "TaskNode grew past 20 bytes of RAM"
+    core::mem::size_of::<TaskNode>()
+        <= 16 + 4 * (cfg!(feature = "liveness") as usize) + 16 * (cfg!(feature = "trace") as usize),
+    "TaskNode grew past its RAM budget"
 );

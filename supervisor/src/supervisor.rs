@@ -89,10 +89,15 @@ impl<const N: usize> Supervisor<N> {
     /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
     ///
     /// Stops at the first failed spawn and returns its error;
-    /// [`failed_node`](Self::failed_node) names the node.
+    /// [`failed_node`](Self::failed_node) names the node. Under `trace` it
+    /// also registers the graph with the recorders.
     // A plain fn returning the shared bring-up future: no wrapper state
     // machine per verb (flash).
     pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), SpawnError>> + '_ {
+        #[cfg(feature = "trace")]
+        if !crate::trace::register_graph(self.graph) {
+            log_warn!("trace: more than MAX_GRAPHS graphs; this one's nodes are not named");
+        }
         self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
     }
 
