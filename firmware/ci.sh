@@ -15,11 +15,13 @@ boards=(
 failed=()
 for entry in "${boards[@]}"; do
   read -r target board <<<"$entry"
-  echo "== firmware suite on $board ($target)"
-  if ! cargo run --locked --quiet --release --target "$target" \
-      --features "$board,panic-message,suite" --bin suite; then
-    failed+=("$board")
-  fi
+  for suite in suite suite-trace suite-trace-nested; do
+    echo "== firmware $suite on $board ($target)"
+    if ! cargo run --locked --quiet --release --target "$target" \
+        --features "$board,panic-message,$suite" --bin suite; then
+      failed+=("$board ($suite)")
+    fi
+  done
 done
 if ((${#failed[@]})); then
   echo "firmware suite FAILED on: ${failed[*]}" >&2

@@ -7,7 +7,8 @@
 //! (Pause) -> 2 APP; 3 COORD (detached coordinator); 4 EXTRA (disabled, dep
 //! BUS); 5 FAST (`executor HIGH`: the interrupt tier, dep BUS); 6 ONESHOT
 //! (`exit:` value, `ready` dep BUS); 7 WEDGED (OnDemand, misses its ack);
-//! 8..12 POOL (elastic, dep BUS).
+//! 8..11 POOL (elastic, dep BUS); 12 HOG (feature `suite-trace` only: one
+//! poll that hogs the thread executor, for stall detection).
 //!
 //! A second graph, `JOB_GRAPH`, holds the controller's targets and runs
 //! under its own `Supervisor::run` after the first graph's checks.
@@ -60,9 +61,12 @@ embassy_supervisor::supervisor_graph! {
     node WEDGED = OnDemand, deps: [], task: wedged_worker;
     pool POOL = [OnDemand, OnDemand, OnDemand, OnDemand], deps: [BUS], task: pool_worker,
         policy: DeferredShrink::new(Duration::from_millis(20)), min: 1, max: 4;
+    // Trace build only: one poll that hogs the thread executor.
+    #[cfg(feature = "suite-trace")]
+    node HOG = OnDemand, deps: [], task: tracing::hog_worker;
 }
 
-const N: usize = 12;
+const N: usize = 13;
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
 // ---- observations the checks read ----------------------------------------------
@@ -808,6 +812,9 @@ async fn main_task(spawner: Spawner) {
         !WEDGED.is_running() && WEDGED.has_exited(),
     );
 
+    #[cfg(feature = "suite-trace")]
+    tracing::phase(spawner).await;
+
     let r = SUP.teardown().await;
     check(
         "final teardown: Ok",
@@ -816,6 +823,130 @@ async fn main_task(spawner: Spawner) {
 
     controller_phase(spawner).await;
     finish()
+}
+
+/// Feature `suite-trace`: the trace recorders on a real core, fed by the
+/// `_embassy_trace_*` hooks the unnamed graph defines (`trace-hooks`).
+#[cfg(feature = "suite-trace")]
+mod tracing {
+    use super::*;
+    use embassy_supervisor::trace;
+
+    /// HOG's spin, in ticks, measured inside its one long poll.
+    static SPIN_TICKS: AtomicU32 = AtomicU32::new(0);
+    static HOG_DONE: Signal<Cs, ()> = Signal::new();
+    /// What the interrupt-tier watchdog saw: a stalled poll of HOG's, and
+    /// how many of its own polls ran while it watched.
+    static STALL_WAS_HOG: AtomicBool = AtomicBool::new(false);
+    static WATCHES: AtomicU32 = AtomicU32::new(0);
+
+    const SPIN: Duration = Duration::from_millis(2);
+    const STALL: Duration = Duration::from_micros(500);
+
+    pub async fn hog_worker(node: &'static TaskNode) {
+        let t0 = Instant::now();
+        while t0.elapsed() < SPIN {}
+        SPIN_TICKS.store(t0.elapsed().as_ticks() as u32, Ordering::Release);
+        HOG_DONE.signal(());
+        serve_until_stopped(node, 12).await;
+    }
+
+    /// On the interrupt tier: every 100 µs, look for a poll on any executor
+    /// that has run longer than `STALL`, until HOG is done.
+    #[embassy_executor::task]
+    async fn watchdog() {
+        let threshold = STALL.as_ticks() as u32;
+        while !HOG_DONE.signaled() && WATCHES.load(Ordering::Acquire) < 1000 {
+            Timer::after_micros(100).await;
+            WATCHES.add(1, Ordering::AcqRel);
+            // Long enough to span ticks at every board's tick rate (1 MHz on
+            // the an385), so the nested time it leaves is measurable.
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(20) {}
+            if let Some(stalled) =
+                (0..trace::MAX_EXECUTORS).find_map(|i| trace::stalled_task(i, threshold))
+                && stalled.node.is_some_and(|n| core::ptr::eq(n, &HOG))
+            {
+                STALL_WAS_HOG.store(true, Ordering::Release);
+            }
+        }
+    }
+
+    fn named(n: &'static TaskNode) -> bool {
+        n.task_id()
+            .and_then(trace::node_of)
+            .is_some_and(|m| core::ptr::eq(m, n))
+    }
+
+    pub async fn phase(spawner: Spawner) {
+        check(
+            "trace: running nodes' polls are attributed to them",
+            [&BUS, &SENSOR, &APP, &COORD, &POOL[0]]
+                .iter()
+                .all(|n| n.trace_stats().polls >= 1),
+        );
+        // FAST, COORD and the pool's members ran and ended: their task
+        // storages are free, and their ids name nobody now.
+        check(
+            "trace: a running node's task id names it; an ended one's names nobody",
+            [&BUS, &SENSOR, &APP].iter().all(|n| named(n))
+                && [&FAST, &COORD, &POOL[0]]
+                    .iter()
+                    .all(|n| n.task_id().is_some_and(|id| trace::node_of(id).is_none())),
+        );
+        check(
+            "trace: the interrupt tier ran FAST on its own executor",
+            FAST.trace_stats().polls >= 1 && trace::executor_stats(1).is_some_and(|e| e.polls >= 1),
+        );
+        let thread = trace::executor_stats(0);
+        check(
+            "trace: the thread executor slept (WFI) and its time adds up",
+            thread.is_some_and(|e| {
+                e.idle_ticks > 0
+                    && e.supervised_ticks <= e.in_poll_ticks
+                    && e.idle_ticks + e.in_poll_ticks <= e.elapsed_ticks
+            }),
+        );
+
+        // Stall detection: HOG spins in one poll on the thread executor
+        // while a watchdog on the interrupt tier samples the in-flight polls.
+        let Some(high) = HIGH.get() else {
+            check("trace: the interrupt tier is up", false);
+            return;
+        };
+        high.spawn(watchdog().unwrap());
+        Timer::after_micros(50).await;
+        let r = SUP.start_node(&HOG, spawner).await;
+        HOG_DONE.wait().await;
+        HOG_DONE.signal(());
+        settle().await;
+        let hog = HOG.trace_stats();
+        let spin = SPIN_TICKS.load(Ordering::Acquire);
+        check(
+            "trace: the interrupt tier names HOG as stalling the thread executor",
+            r.is_ok() && STALL_WAS_HOG.load(Ordering::Acquire),
+        );
+        check(
+            "trace: HOG's longest poll is its spin",
+            hog.max_poll_ticks >= STALL.as_ticks() as u32 && named(&HOG),
+        );
+        // trace-nested: the watchdog's polls inside the spin (at least the
+        // one that saw it) are credited back, so HOG's longest poll is
+        // shorter than the spin it measured inside that poll. Without
+        // `trace-nested` it is longer: the poll contains the spin.
+        check(
+            if cfg!(feature = "suite-trace-nested") {
+                "trace-nested: nested interrupt-tier polls credited back to HOG's poll"
+            } else {
+                "trace: without trace-nested, HOG's poll includes the nested polls"
+            },
+            (hog.max_poll_ticks < spin) == cfg!(feature = "suite-trace-nested"),
+        );
+        check(
+            "trace: nothing untracked",
+            trace::untracked() == 0 && trace::untracked_executors() == 0,
+        );
+    }
 }
 
 #[entry]
