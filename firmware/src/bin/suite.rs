@@ -839,11 +839,15 @@ mod tracing {
     /// how many of its own polls ran while it watched.
     static STALL_WAS_HOG: AtomicBool = AtomicBool::new(false);
     static WATCHES: AtomicU32 = AtomicU32::new(0);
+    /// HOG's task read its own name from its embassy `Metadata`.
+    static NAMED_HOG: AtomicBool = AtomicBool::new(false);
 
     const SPIN: Duration = Duration::from_millis(2);
     const STALL: Duration = Duration::from_micros(500);
 
     pub async fn hog_worker(node: &'static TaskNode) {
+        let name = embassy_executor::Metadata::for_current_task().await.name();
+        NAMED_HOG.store(name == Some("HOG"), Ordering::Release);
         let t0 = Instant::now();
         while t0.elapsed() < SPIN {}
         SPIN_TICKS.store(t0.elapsed().as_ticks() as u32, Ordering::Release);
@@ -941,6 +945,10 @@ mod tracing {
                 "trace: without trace-nested, HOG's poll includes the nested polls"
             },
             (hog.max_poll_ticks < spin) == cfg!(feature = "suite-trace-nested"),
+        );
+        check(
+            "metadata-names: HOG's task carries the node's name",
+            NAMED_HOG.load(Ordering::Acquire),
         );
         check(
             "trace: nothing untracked",
