@@ -222,6 +222,17 @@ fn nested() {
     );
     assert_eq!((sa.polls, sa.passes), (1, 1));
     assert_eq!(sa.unsupervised_ticks(), expected, "fake tasks are no nodes");
+
+    // An end without a begin (hooks installed mid-poll) charges nothing.
+    let c = 0xC000_0000;
+    trace::on_task_exec_end(c, 0xC1);
+    let sc = trace::executor_stats(3).unwrap();
+    assert_eq!((sc.executor_id, sc.polls, sc.in_poll_ticks), (c, 0, 0));
+    // A fifth executor is counted, not tracked.
+    assert_eq!(trace::untracked_executors(), 0);
+    trace::on_poll_start(0xD000_0000);
+    assert_eq!(trace::untracked_executors(), 1);
+    assert!(trace::executor_stats(4).is_none());
 }
 
 #[test]

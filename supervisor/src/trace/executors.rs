@@ -119,8 +119,12 @@ impl Slot {
     }
 
     /// End the in-flight poll; returns its duration (with `trace-nested`,
-    /// less the nested polls that interrupted it).
-    pub(crate) fn exec_end(&self, supervised: bool) -> u32 {
+    /// less the nested polls that interrupted it), or `None` if no poll was
+    /// seen to begin (hooks installed mid-poll).
+    pub(crate) fn exec_end(&self, supervised: bool) -> Option<u32> {
+        if self.current.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
         let took = ticks().wrapping_sub(self.poll_start.load(Ordering::Relaxed));
         #[cfg(feature = "trace-nested")]
         let took = super::nested::exclusive(took, self.nested_at_start.load(Ordering::Relaxed));
@@ -130,7 +134,7 @@ impl Slot {
         if supervised {
             add(&self.supervised, took);
         }
-        took
+        Some(took)
     }
 
     fn stats(&self, now: u32) -> ExecutorStats {

@@ -77,7 +77,10 @@ impl NodeTrace {
     }
 
     fn record(&self, took: u32) {
-        // One writer: the executor running the node's task.
+        // One writer: the executor running the node's one instance. (An old
+        // instance still finishing on another executor after its ack could
+        // lose one update here; a read-modify-write would cost a critical
+        // section per poll on cores without atomics.)
         let add = |a: &AtomicU32, v: u32| {
             a.store(a.load(Ordering::Relaxed).wrapping_add(v), Ordering::Relaxed)
         };
@@ -191,8 +194,7 @@ pub fn on_task_exec_end(executor_id: u32, task_id: u32) {
         return;
     };
     let node = table::node_of(task_id);
-    let took = s.exec_end(node.is_some());
-    if let Some(n) = node {
+    if let (Some(took), Some(n)) = (s.exec_end(node.is_some()), node) {
         n.trace_state().record(took);
     }
 }
