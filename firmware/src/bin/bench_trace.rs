@@ -159,6 +159,9 @@ fn measure(n: usize, nodes: &'static [TaskNode]) -> bool {
     let ready = per_call(|| {
         trace::on_task_ready_begin(BENCH_EXECUTOR, core::hint::black_box(id));
     });
+    let clock = per_call(|| {
+        core::hint::black_box(embassy_time_driver::now());
+    });
     let lookup = per_call(|| {
         core::hint::black_box(trace::node_of(core::hint::black_box(id)));
     });
@@ -171,6 +174,11 @@ fn measure(n: usize, nodes: &'static [TaskNode]) -> bool {
         "ROW|TRACE|{}|exec_begin + exec_end, an unknown task|{}",
         n,
         miss
+    );
+    fw::println!(
+        "ROW|TRACE|{}|one clock read (the board's time driver)|{}",
+        n,
+        clock
     );
     fw::println!("ROW|TRACE|{}|task_ready_begin|{}", n, ready);
     fw::println!(
