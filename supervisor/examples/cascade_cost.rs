@@ -24,7 +24,9 @@ async fn worker(node: &'static TaskNode) {
 
 /// One spawn fn for every node: it receives the node to spawn.
 fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(node)?);
+    let token = worker(node)?;
+    node.bind(&token); // trace attribution; nothing without `trace`
+    s.spawn(token);
     Ok(())
 }
 

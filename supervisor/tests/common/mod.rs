@@ -112,6 +112,8 @@ pub async fn worker(node: &'static TaskNode) {
 
 /// The spawn fn of every node that runs [`worker`] (a spawn fn receives its node).
 pub fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(worker(node)?);
+    let token = worker(node)?;
+    node.bind(&token); // trace attribution; nothing without `trace`
+    s.spawn(token);
     Ok(())
 }
