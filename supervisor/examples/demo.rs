@@ -9,6 +9,9 @@
 //!
 //! Run: `cargo run -p embassy-supervisor --example demo`
 //!
+//! With `--features trace`, it also prints what the trace recorders saw: each
+//! node's polls, and where the executor's time went.
+//!
 //! The embassy-time mock clock is driven from a helper thread at wall-clock
 //! pace, so the timestamps (and the demo's sleeps) are real milliseconds.
 
@@ -111,6 +114,7 @@ async fn sensor(node: &'static TaskNode) {
 
 fn spawn_service(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let token = service(node)?;
+    node.bind(&token); // trace attribution; nothing without `trace`
     say(node.name, "spawned");
     s.spawn(token);
     Ok(())
@@ -130,6 +134,7 @@ fn spawn_app(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
 }
 fn spawn_sensor(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     let token = sensor(&SENSOR)?;
+    SENSOR.bind(&token);
     say(SENSOR.name, "spawned");
     s.spawn(token);
     Ok(())
@@ -188,6 +193,8 @@ async fn demo(s: Spawner) -> Result<(), String> {
     say("supervisor", "final teardown");
     SUP.teardown().await.map_err(|e| e.to_string())?;
     say("supervisor", &status());
+    #[cfg(feature = "trace")]
+    trace_report();
     let instances = SENSOR_INSTANCES.load(Ordering::SeqCst);
     if instances != 1 {
         return Err(format!(
@@ -195,6 +202,72 @@ async fn demo(s: Spawner) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+// ---- trace (feature `trace`) -----------------------------------------------------
+
+/// The executor's trace hooks, forwarded to the recorders. (A graph declared
+/// with `supervisor_graph!` gets these from feature `trace-hooks`.)
+#[cfg(feature = "trace")]
+mod hooks {
+    use embassy_supervisor::trace;
+
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_poll_start(executor_id: u32) {
+        trace::on_poll_start(executor_id)
+    }
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_task_new(executor_id: u32, task_id: u32) {
+        trace::on_task_new(executor_id, task_id)
+    }
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_task_end(executor_id: u32, task_id: u32) {
+        trace::on_task_end(executor_id, task_id)
+    }
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_task_exec_begin(executor_id: u32, task_id: u32) {
+        trace::on_task_exec_begin(executor_id, task_id)
+    }
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_task_exec_end(executor_id: u32, task_id: u32) {
+        trace::on_task_exec_end(executor_id, task_id)
+    }
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_task_ready_begin(executor_id: u32, task_id: u32) {
+        trace::on_task_ready_begin(executor_id, task_id)
+    }
+    #[unsafe(no_mangle)]
+    fn _embassy_trace_executor_idle(executor_id: u32) {
+        trace::on_executor_idle(executor_id)
+    }
+}
+
+/// What the recorders saw: polls per node (across every instance) and the
+/// executor's time split. Ticks are the mock clock's microseconds; a host
+/// poll takes less than one, so the time is nearly all idle.
+#[cfg(feature = "trace")]
+fn trace_report() {
+    for n in GRAPH.nodes.iter().flatten() {
+        let t = n.trace_stats();
+        say(
+            n.name,
+            &format!("trace: {} polls, longest {} µs", t.polls, t.max_poll_ticks),
+        );
+    }
+    if let Some(e) = embassy_supervisor::trace::executor_stats(0) {
+        say(
+            "executor",
+            &format!(
+                "trace: {} passes, {} polls, {} µs in polls ({} µs in nodes), idle {} of {} µs",
+                e.passes,
+                e.polls,
+                e.in_poll_ticks,
+                e.supervised_ticks,
+                e.idle_ticks,
+                e.elapsed_ticks
+            ),
+        );
+    }
 }
 
 #[embassy_executor::task]
