@@ -69,12 +69,42 @@ pub fn emit(m: &Model) -> TokenStream {
         });
     }
     out.extend(emit_graph(m));
-    // Once per binary: only the unnamed graph defines the trace hooks
-    // (feature `trace-hooks` of the runtime; nothing otherwise).
-    if m.suffix.is_empty() {
-        out.extend(quote!(#rt::__trace_hooks!();));
+    // Once per binary: only the unnamed graph defines the trace hooks.
+    if m.suffix.is_empty() && crate::trace_hooks_feature() {
+        out.extend(trace_hooks());
     }
     out
+}
+
+/// The executor's seven `_embassy_trace_*` hooks (runtime feature
+/// `trace-hooks`), each forwarding to its `trace::on_*` recorder. Emitted in
+/// the user's crate: `no_mangle` is an unsafe attribute, and the runtime
+/// crate forbids `unsafe`.
+fn trace_hooks() -> TokenStream {
+    let rt = rt();
+    let hooks: [(&str, &[&str]); 7] = [
+        ("poll_start", &["executor_id"]),
+        ("task_new", &["executor_id", "task_id"]),
+        ("task_end", &["executor_id", "task_id"]),
+        ("task_exec_begin", &["executor_id", "task_id"]),
+        ("task_exec_end", &["executor_id", "task_id"]),
+        ("task_ready_begin", &["executor_id", "task_id"]),
+        ("executor_idle", &["executor_id"]),
+    ];
+    hooks
+        .iter()
+        .map(|(event, args)| {
+            let hook = format_ident!("_embassy_trace_{}", event);
+            let recorder = format_ident!("on_{}", event);
+            let args: Vec<Ident> = args.iter().map(|a| format_ident!("{}", a)).collect();
+            quote! {
+                #[unsafe(no_mangle)]
+                fn #hook(#(#args: u32),*) {
+                    #rt::trace::#recorder(#(#args),*)
+                }
+            }
+        })
+        .collect()
 }
 
 /// The slot type of a resource static: the runtime's `ResourceSlot`, or for

@@ -52,6 +52,10 @@ pub fn compose_graph(input: TokenStream) -> TokenStream {
     expand_compose(input.into()).into()
 }
 
+fn trace_hooks_feature() -> bool {
+    cfg!(feature = "trace-hooks")
+}
+
 fn pool_feature() -> bool {
     cfg!(feature = "pool")
 }

@@ -28,7 +28,6 @@ mod notify;
 mod resource;
 mod spec;
 mod supervisor;
-mod trace_hooks;
 mod wait;
 
 #[cfg(feature = "control")]

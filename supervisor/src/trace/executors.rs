@@ -6,7 +6,7 @@
 
 use portable_atomic::{AtomicU8, AtomicU32, Ordering};
 
-use super::{MAX_EXECUTORS, ticks};
+use super::{MAX_EXECUTORS, add, ticks};
 
 pub(crate) struct Slot {
     /// The executor's id (0: free).
@@ -80,12 +80,6 @@ pub(crate) fn slot(id: u32) -> Option<&'static Slot> {
     }
     UNTRACKED.fetch_add(1, Ordering::Relaxed);
     None
-}
-
-fn add(a: &AtomicU32, v: u32) {
-    // One writer: a load and a store, no read-modify-write (which is a
-    // critical section on cores without atomics).
-    a.store(a.load(Ordering::Relaxed).wrapping_add(v), Ordering::Relaxed);
 }
 
 impl Slot {

@@ -58,6 +58,12 @@ fn ticks() -> u32 {
     embassy_time_driver::now() as u32
 }
 
+/// Add to a counter that has one writer: a load and a store, no
+/// read-modify-write (which is a critical section on cores without atomics).
+fn add(a: &AtomicU32, v: u32) {
+    a.store(a.load(Ordering::Relaxed).wrapping_add(v), Ordering::Relaxed);
+}
+
 /// One node's poll accounting (16 bytes of `TaskNode` under `trace`).
 pub(crate) struct NodeTrace {
     pub(crate) task_id: AtomicU32,
@@ -81,9 +87,6 @@ impl NodeTrace {
         // instance still finishing on another executor after its ack could
         // lose one update here; a read-modify-write would cost a critical
         // section per poll on cores without atomics.)
-        let add = |a: &AtomicU32, v: u32| {
-            a.store(a.load(Ordering::Relaxed).wrapping_add(v), Ordering::Relaxed)
-        };
         add(&self.exec_ticks, took);
         add(&self.polls, 1);
         if took > self.max_poll.load(Ordering::Relaxed) {
