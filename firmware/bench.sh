@@ -115,7 +115,7 @@ info() { awk -F'|' -v k="$2" '$1 == "INFO" && $2 == k { print $3 }' "$1"; }
 # Footprint: release builds (opt-level "s", LTO, 1 CGU, panic=abort).
 size_row() { # target board
   local b dir="$CARGO_TARGET_DIR/$1/release"
-  for b in ref_supervised ref_direct ref_supervised_16 ref_direct_16; do
+  for b in ref_supervised ref_direct ref_supervised_16 ref_direct_16 ref_core; do
     # Each reference checks its own behaviour and exits non-zero on failure.
     cargo run --locked --quiet --release --target "$1" --features "$2" --bin "$b" >&2 ||
       { echo "$b failed on $2" >&2; exit 1; }
@@ -124,10 +124,12 @@ size_row() { # target board
   read -r dt dd db _ < <(arm-none-eabi-size "$dir/ref_direct" | tail -1)
   read -r st2 sd2 sb2 _ < <(arm-none-eabi-size "$dir/ref_supervised_16" | tail -1)
   read -r dt2 dd2 db2 _ < <(arm-none-eabi-size "$dir/ref_direct_16" | tail -1)
+  read -r ct cd cb _ < <(arm-none-eabi-size "$dir/ref_core" | tail -1)
   local flash=$(( (st + sd) - (dt + dd) )) ram=$(( (sd + sb) - (dd + db) ))
+  local cflash=$(( (ct + cd) - (dt + dd) )) cram=$(( (cd + cb) - (dd + db) ))
   local flash2=$(( (st2 + sd2) - (dt2 + dd2) )) ram2=$(( (sd2 + sb2) - (dd2 + db2) ))
   # Per extra node: how the difference grows from CHAIN(8) to CHAIN(16).
-  echo "| $2 | $dt / $dd / $db | $st / $sd / $sb | +$flash | +$ram | $(( (flash2 - flash) / 8 )) | $(( (ram2 - ram) / 8 )) |"
+  echo "| $2 | $dt / $dd / $db | $st / $sd / $sb | +$flash | +$ram | $(( (flash2 - flash) / 8 )) | $(( (ram2 - ram) / 8 )) | +$cflash | +$cram |"
 }
 sizes=$(size_row thumbv8m.main-none-eabihf an505; size_row thumbv7m-none-eabi an385; size_row thumbv6m-none-eabi microbit)
 
@@ -247,10 +249,13 @@ and checks its own behaviour first. Both carry the same board support (SysTick
 driver, executor, semihosting exit, fault handlers). Flash = text + data,
 RAM = data + bss. "Per extra node" = how much the supervised-minus-direct
 difference grows per node from CHAIN(8) to CHAIN(16): the cost of one more
-node, with the fixed cost of the runtime code taken out.
+node, with the fixed cost of the runtime code taken out. "Core only" is
+`ref_core`: the same template with the pool left out (CHAIN(12), no pool
+driver linked) against the same `ref_direct`: what the lifecycle core alone
+(start, teardown, respawn, the ack wait) costs for 12 nodes.
 
-| board | direct text / data / bss | supervised text / data / bss | flash | RAM | flash per extra node | RAM per extra node |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| board | direct text / data / bss | supervised text / data / bss | flash | RAM | flash per extra node | RAM per extra node | core only: flash | core only: RAM |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 MD
 echo "$sizes"
 echo

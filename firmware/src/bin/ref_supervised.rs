@@ -5,5 +5,7 @@
 
 /// Chain length of this build.
 const CHAIN: usize = 8;
+/// Pool members.
+const K: usize = 4;
 
 include!("../reference/supervised.rs");

@@ -1,8 +1,10 @@
-// Footprint reference, supervised: CHAIN(`CHAIN`) plus a 4-member elastic
+// Footprint reference, supervised: CHAIN(`CHAIN`) plus a `K`-member elastic
 // pool, driven through start -> teardown -> respawn_terminate. Included by
-// `ref_supervised*.rs` after `const CHAIN: usize = ..;`. Compare its sizes with
-// the `ref_direct*` build of the same `CHAIN` (the same tasks spawned
-// directly with embassy); two chain lengths give the cost per extra node.
+// `ref_supervised*.rs` and `ref_core.rs` after `const CHAIN: usize = ..;` and
+// `const K: usize = ..;`. Compare its sizes with the `ref_direct*` build with
+// as many tasks (the same tasks spawned directly with embassy); two chain
+// lengths give the cost per extra node, and `K = 0` (no pool, so no pool
+// driver is linked) the lifecycle core's share of the fixed cost.
 
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
@@ -12,8 +14,6 @@ use embassy_supervisor::{
 use embassy_supervisor_firmware as fw;
 use embassy_time::{Duration, Timer};
 
-/// Pool members.
-const K: usize = 4;
 /// Nodes in the graph.
 const N: usize = CHAIN + K;
 
@@ -75,7 +75,7 @@ static POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
     // The members are the last K nodes.
     NODES.split_at(CHAIN).1,
     CHAIN as u8,
-    1,
+    if K > 0 { 1 } else { 0 },
     K as u8,
     DeferredShrink::new(Duration::from_millis(10)),
 );
@@ -92,7 +92,8 @@ static GRAPH: Graph<N> = {
         }
         i += 1;
     }
-    Graph::new(slots, deps).with_pools(&[&POOL])
+    let pools: &[&'static dyn embassy_supervisor::Pool] = if K > 0 { &[&POOL] } else { &[] };
+    Graph::new(slots, deps).with_pools(pools)
 };
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
@@ -109,9 +110,11 @@ fn chain_up() -> bool {
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
     let mut ok = SUP.start(spawner).await.is_ok();
-    spawner.spawn(pools(spawner).unwrap());
+    if K > 0 {
+        spawner.spawn(pools(spawner).unwrap());
+    }
     Timer::after_millis(1).await;
-    ok &= chain_up() && NODES[CHAIN].is_running();
+    ok &= chain_up() && NODES[CHAIN..].first().is_none_or(|m| m.is_running());
     // The driver stays up: a torn-down graph is halted, so it regrows
     // nothing until respawn_terminate.
     ok &= SUP.teardown().await.is_ok();
