@@ -10,8 +10,8 @@
 //! ([`work`]). Node `i` runs its own generated task `w{i}` (pool_size 1; see
 //! build.rs): one task per node type, as applications are written, so no
 //! spawn pays embassy's linear task-pool search, which would otherwise make
-//! every spawn O(N) and hide the supervisor's own growth. The 4 pool members
-//! share one `pool_size = 4` task, as pools are meant to be used.
+//! every spawn O(N) and hide the supervisor's own growth. Pool grow and
+//! shrink are measured by `bench_pool.rs`.
 //!
 //! Embassy-only baselines, for the supervisor's share (total - baseline):
 //! - direct spawn + first poll: for each worker in slot order, the same spawn
@@ -43,8 +43,7 @@ use core::future::Future;
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
 use embassy_supervisor::{
-    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, SpawnFn, Supervisor, TaskNode,
-    request_control, wait_control,
+    ControlOp, Graph, Mode, NodeSpec, SpawnFn, Supervisor, TaskNode, request_control, wait_control,
 };
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
@@ -53,26 +52,12 @@ use embassy_time::{Duration, Instant, Timer};
 
 include!(concat!(env!("OUT_DIR"), "/bench_nodes.rs"));
 
-const POOL_K: usize = 4;
-
-/// The canonical worker body, shared by every generated task `w{i}` and the
-/// pool members' task.
+/// The canonical worker body, shared by every generated task `w{i}`.
 async fn work(node: &'static TaskNode) {
     let _ = node
         .run_cancellable_acked(core::future::pending::<()>())
         .await;
     node.mark_exited();
-}
-
-#[embassy_executor::task(pool_size = POOL_K)]
-async fn pool_worker(node: &'static TaskNode) {
-    work(node).await
-}
-
-/// One spawn fn for the pool members: they run the same task.
-fn spawn_pool_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    s.spawn(pool_worker(node)?);
-    Ok(())
 }
 
 type Sig = Signal<CriticalSectionRawMutex, ()>;
@@ -145,88 +130,9 @@ workload!(CHAIN250, SUP_C250, 250, chain);
 #[cfg(not(feature = "microbit"))]
 workload!(WIDE250, SUP_W250, 250, wide);
 
-// A 4-member elastic pool, min 1, shrinking as soon as a surplus appears.
-static PM: [TaskNode; POOL_K] = [
-    TaskNode::new(
-        &NodeSpec::new("p0", Mode::OnDemand)
-            .with_spawn(spawn_pool_worker)
-            .in_pool(0)
-            .at(0),
-    ),
-    TaskNode::new(
-        &NodeSpec::new("p1", Mode::OnDemand)
-            .with_spawn(spawn_pool_worker)
-            .in_pool(0)
-            .at(1),
-    ),
-    TaskNode::new(
-        &NodeSpec::new("p2", Mode::OnDemand)
-            .with_spawn(spawn_pool_worker)
-            .in_pool(0)
-            .at(2),
-    ),
-    TaskNode::new(
-        &NodeSpec::new("p3", Mode::OnDemand)
-            .with_spawn(spawn_pool_worker)
-            .in_pool(0)
-            .at(3),
-    ),
-];
-static PPOOL: ElasticPool<DeferredShrink> =
-    ElasticPool::new(&PM, 0, 1, 4, DeferredShrink::new(Duration::from_ticks(0)));
-static PGRAPH: Graph<POOL_K> = Graph::new(
-    [Some(&PM[0]), Some(&PM[1]), Some(&PM[2]), Some(&PM[3])],
-    [&[]; POOL_K],
-)
-.with_pools(&[&PPOOL]);
-static PSUP: Supervisor<POOL_K> = Supervisor::new(&PGRAPH);
-
 // ---- measurement -------------------------------------------------------------
 
-fn instr(ticks: u64) -> u64 {
-    ticks * 1_000_000_000 / embassy_time::TICK_HZ
-}
-
-/// Instructions from the start of `f` until the executor is idle again.
-async fn probe<F: Future>(f: F) -> (u64, F::Output) {
-    fw::exec::arm_idle_probe();
-    let t0 = Instant::now().as_ticks();
-    let out = f.await;
-    // Sleeping lets the executor drain every task the operation woke; the
-    // probe records the moment it found nothing left to do.
-    Timer::after(Duration::from_millis(2)).await;
-    let idle = fw::exec::idle_at().unwrap_or(t0);
-    (instr(idle.saturating_sub(t0)), out)
-}
-
-static mut OVERHEAD: u64 = 0;
-
-async fn cost<F: Future>(ok: impl FnOnce(&F::Output) -> bool, f: F) -> Option<u64> {
-    let (c, out) = probe(f).await;
-    // Safety: written once before any `cost` call, single-threaded after.
-    let base = unsafe { OVERHEAD };
-    ok(&out).then(|| c.saturating_sub(base))
-}
-
-fn row(workload: &str, n: usize, op: &str, nodes: usize, total: Option<u64>) {
-    match total {
-        Some(t) => fw::println!(
-            "ROW|{}|{}|{}|{}|{}|{}",
-            workload,
-            n,
-            op,
-            nodes,
-            t,
-            t / nodes as u64
-        ),
-        None => {
-            fw::println!("ROW|{}|{}|{}|{}|FAILED|FAILED", workload, n, op, nodes);
-            FAILED.store(true, portable_atomic::Ordering::Release);
-        }
-    }
-}
-
-static FAILED: portable_atomic::AtomicBool = portable_atomic::AtomicBool::new(false);
+include!("../harness/measure.rs");
 
 /// The embassy-only part of a start: token, spawn, first poll, for the same
 /// per-node tasks.
@@ -320,13 +226,6 @@ async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, s
 }
 
 #[embassy_executor::task]
-async fn pool_driver(spawner: Spawner) {
-    let e = PSUP.run_pools(spawner).await;
-    fw::println!("pool driver stopped: {}", e);
-    FAILED.store(true, portable_atomic::Ordering::Release);
-}
-
-#[embassy_executor::task]
 async fn bench(spawner: Spawner) {
     let (base, ()) = probe(async {}).await;
     // Safety: the only write, before any reader.
@@ -348,21 +247,6 @@ async fn bench(spawner: Spawner) {
         run_workload("WIDE", &SUP_W250, spawner).await;
     }
 
-    // Pool: the driver grows to min; then each busy mark grows one member and
-    // each idle mark shrinks one (cooldown 0).
-    spawner.spawn(pool_driver(spawner).unwrap());
-    Timer::after_millis(2).await;
-    let ok = PM[0].is_running() && !PM[1].is_running();
-    for _ in 0..3 {
-        let c = cost(|()| PM[1].is_running(), async { PM[0].mark_busy() }).await;
-        row("POOL", POOL_K, "grow (mark_busy -> spawn)", 1, c);
-        let c = cost(|()| !PM[1].is_running(), async { PM[0].mark_idle() }).await;
-        row("POOL", POOL_K, "shrink (mark_idle -> stop)", 1, c);
-    }
-    if !ok {
-        fw::println!("pool did not settle at min");
-        FAILED.store(true, portable_atomic::Ordering::Release);
-    }
     fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) {
         1
     } else {
