@@ -1,9 +1,10 @@
-//! embassy-time driver over a down-counter that reloads every millisecond:
-//! SysTick on the single-core boards, the SSE-200's TIMER0 on the an521
-//! (both cores must read one clock; a SysTick is private to its core). Its
-//! interrupt fires every millisecond (it counts milliseconds and expires
-//! timers); `now()` adds the counter's current value to the millisecond
-//! count, so the clock resolves one embassy tick (one core cycle where tick
+//! embassy-time driver. On the single-core boards, SysTick reloads every
+//! millisecond: its interrupt counts milliseconds and expires timers, and
+//! `now()` adds the SysTick current value to the millisecond count. On the
+//! two-core an521 both cores must read one clock (a SysTick is private to
+//! its core): `now()` reads a free-running SSE-200 timer extended to 64 bits
+//! and TIMER0's millisecond interrupt expires timers (`an521::timer`).
+//! Either way the clock resolves one embassy tick (one core cycle where tick
 //! rate = core clock): with QEMU's `-icount shift=0` that makes `Instant`
 //! differences instruction counts.
 
@@ -17,6 +18,7 @@ use embassy_time_queue_utils::Queue;
 use crate::board::CORE_HZ;
 
 const COUNTS_PER_MS: u32 = CORE_HZ / 1000;
+#[cfg(not(feature = "an521"))]
 const TICKS_PER_MS: u64 = TICK_HZ / 1000;
 // Both divide exactly on every board (20/20, 16/16, 25/1 MHz).
 const _: () = assert!((CORE_HZ as u64).is_multiple_of(TICK_HZ) && TICK_HZ.is_multiple_of(1000));
@@ -35,6 +37,12 @@ embassy_time_driver::time_driver_impl!(static DRIVER: SysTickDriver = SysTickDri
 });
 
 impl SysTickDriver {
+    #[cfg(feature = "an521")]
+    fn now_cs(&self, cs: CriticalSection) -> u64 {
+        counter::counts(cs) / COUNTS_PER_TICK as u64
+    }
+
+    #[cfg(not(feature = "an521"))]
     fn now_cs(&self, cs: CriticalSection) -> u64 {
         let mut ms = self.ms.borrow(cs).get();
         let mut cvr = counter::current();
