@@ -49,7 +49,12 @@ fn first_poll(i: usize) -> u64 {
 }
 
 /// (spawn, stop) instructions of one start/stop cycle of `node`.
-async fn cycle(node: &'static TaskNode, i: usize, spawner: Spawner, empty: u64) -> Option<(u64, u64)> {
+async fn cycle(
+    node: &'static TaskNode,
+    i: usize,
+    spawner: Spawner,
+    empty: u64,
+) -> Option<(u64, u64)> {
     let t0 = Instant::now().as_ticks();
     SUP.start_node(node, spawner).await.ok()?;
     let mut polled = first_poll(i);
@@ -79,7 +84,10 @@ async fn main_task(spawner: Spawner) {
     let empty = instr(Instant::now().as_ticks() - t0);
     fw::println!("probe overhead: {} instructions", empty);
     let mut failed = false;
-    for (name, node, i) in [("LOCAL (core 0)", &LOCAL, 0), ("REMOTE (core 1)", &REMOTE, 1)] {
+    for (name, node, i) in [
+        ("LOCAL (core 0)", &LOCAL, 0),
+        ("REMOTE (core 1)", &REMOTE, 1),
+    ] {
         let mut spawn = [0u64; RUNS];
         let mut stop = [0u64; RUNS];
         for r in 0..RUNS {
@@ -89,7 +97,16 @@ async fn main_task(spawner: Spawner) {
             }
         }
         for (op, v) in [("spawn", spawn), ("stop", stop)] {
-            fw::println!("ROW|MC|{}|{}|{}|{}|{}|{}|{}", name, op, v[0], v[1], v[2], v[3], v[4]);
+            fw::println!(
+                "ROW|MC|{}|{}|{}|{}|{}|{}|{}",
+                name,
+                op,
+                v[0],
+                v[1],
+                v[2],
+                v[3],
+                v[4]
+            );
         }
     }
     fw::exit(if failed { 1 } else { 0 })

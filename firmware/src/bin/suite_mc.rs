@@ -15,9 +15,7 @@ use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::join::join;
 use embassy_futures::select::select;
-use embassy_supervisor::{
-    ControlOp, DeferredShrink, Supervisor, TaskNode, request_control,
-};
+use embassy_supervisor::{ControlOp, DeferredShrink, Supervisor, TaskNode, request_control};
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex as Cs;
 use embassy_sync::channel::Channel;
@@ -210,7 +208,10 @@ async fn within(ms: u64, cond: impl Fn() -> bool) -> bool {
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
     check("boot: core 0 runs main", core_id() == 0);
-    check("boot: core 1 held in CPUWAIT at reset", cores::core1_waiting());
+    check(
+        "boot: core 1 held in CPUWAIT at reset",
+        cores::core1_waiting(),
+    );
 
     // Core 1 never publishes (it is still held at reset): REMOTE's bring-up
     // gives up at its slot timeout, and nothing of it is half-started.
@@ -266,7 +267,10 @@ async fn main_task(spawner: Spawner) {
     // A pool on core 1, scaled by core 0's run() under load sent from core 0.
     spawner.spawn(run_driver(spawner).unwrap());
     let grew_to_min = within(20, || crunch_running() == 1).await;
-    check("pool on core 1: run() on core 0 grows it to min 1", grew_to_min);
+    check(
+        "pool on core 1: run() on core 0 grows it to min 1",
+        grew_to_min,
+    );
     for _ in 0..4 {
         JOBS.send(30).await;
     }
@@ -276,7 +280,10 @@ async fn main_task(spawner: Spawner) {
         peak = peak.max(crunch_running());
         Timer::after_millis(1).await;
     }
-    check("pool on core 1: saturated load grows it to max 4", peak == 4);
+    check(
+        "pool on core 1: saturated load grows it to max 4",
+        peak == 4,
+    );
     Timer::after_millis(100).await;
     check(
         "pool on core 1: jobs done, idle surplus shrunk back to min after cooldown",
@@ -440,8 +447,9 @@ mod tracing {
             "trace: SPIN1 polled on its own executor (core 1's)",
             ok && core1 < trace::MAX_EXECUTORS
                 && trace::executor_stats(core1).is_some_and(|e| e.polls >= 1)
-                && trace::executor_stats(0).is_some_and(|e| e.executor_id
-                    != trace::executor_stats(core1).map_or(0, |c| c.executor_id)),
+                && trace::executor_stats(0).is_some_and(|e| {
+                    e.executor_id != trace::executor_stats(core1).map_or(0, |c| c.executor_id)
+                }),
         );
 
         #[cfg(feature = "suite-trace-nested")]
