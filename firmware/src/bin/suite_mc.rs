@@ -363,12 +363,17 @@ mod tracing {
     static GO0: Signal<Cs, ()> = Signal::new();
     static DONE0: Signal<Cs, u32> = Signal::new();
     static SPIN1_ON: AtomicBool = AtomicBool::new(false);
-    /// The trace index of core 1's executor, as SPIN1 found it (99: unknown).
+    /// The trace index of each core's executor, as SPIN0 and SPIN1 found it
+    /// (99: unknown).
+    static CORE0_EXECUTOR: AtomicU32 = AtomicU32::new(99);
     static CORE1_EXECUTOR: AtomicU32 = AtomicU32::new(99);
 
     /// Core 0: on each GO, one poll that spins for `SPIN`; reports the spin
     /// it measured inside that poll.
     pub async fn spin0_worker(node: &'static TaskNode) {
+        if let Some(i) = own_executor(node) {
+            CORE0_EXECUTOR.store(i as u32, Ordering::Release);
+        }
         let _ = node
             .run_cancellable(async {
                 loop {
@@ -383,10 +388,7 @@ mod tracing {
 
     /// Core 1: while switched on, polls of 100 µs each, back to back.
     pub async fn spin1_worker(node: &'static TaskNode) {
-        let me = node.task_id();
-        if let Some(i) = (0..trace::MAX_EXECUTORS)
-            .find(|&i| trace::current_task(i).is_some_and(|f| Some(f.task_id) == me))
-        {
+        if let Some(i) = own_executor(node) {
             CORE1_EXECUTOR.store(i as u32, Ordering::Release);
         }
         let _ = node
@@ -407,49 +409,80 @@ mod tracing {
             .await;
     }
 
+    /// One core's figures over a round: its nodes' ticks summed, and its
+    /// executor's supervised and in-poll ticks.
+    struct Core {
+        nodes: u32,
+        supervised: u32,
+        in_poll: u32,
+    }
+
+    fn sample(executor: usize, nodes: &[&'static TaskNode]) -> (u32, u32, u32) {
+        let sum = nodes
+            .iter()
+            .fold(0u32, |s, n| s.wrapping_add(n.trace_stats().exec_ticks));
+        let e = trace::executor_stats(executor);
+        let (sup, in_poll) = e.map_or((0, 0), |e| (e.supervised_ticks, e.in_poll_ticks));
+        (sum, sup, in_poll)
+    }
+
+    fn delta(a: (u32, u32, u32), b: (u32, u32, u32)) -> Core {
+        Core {
+            nodes: b.0.wrapping_sub(a.0),
+            supervised: b.1.wrapping_sub(a.1),
+            in_poll: b.2.wrapping_sub(a.2),
+        }
+    }
+
     /// One round: core 0 spins `SPIN` in one poll while core 1 polls SPIN1
-    /// back to back. Returns (the spin SPIN0 measured, SPIN0's recorded
-    /// ticks, the sum of core 1's nodes' ticks, core 1's executor's
-    /// supervised and in-poll ticks), all over the round.
-    async fn round(core1: usize) -> (u32, u32, u32, u32, u32) {
-        let core1_nodes = || {
-            CRUNCH
-                .iter()
-                .chain([&REMOTE, &SPIN1])
-                .fold(0u32, |s, n| s.wrapping_add(n.trace_stats().exec_ticks))
-        };
+    /// back to back. Returns the spin SPIN0 measured inside its poll, the
+    /// ticks the recorders gave SPIN0, and each core's figures, all over
+    /// the round.
+    async fn round(core0: usize, core1: usize) -> (u32, u32, Core, Core) {
+        let on0 = [&BASE, &TOP, &TOGGLE, &SPIN0];
+        let on1 = [
+            &REMOTE, &SPIN1, &CRUNCH[0], &CRUNCH[1], &CRUNCH[2], &CRUNCH[3],
+        ];
         SPIN1_ON.store(true, Ordering::Release);
         Timer::after_millis(2).await;
-        let e0 = trace::executor_stats(core1);
-        let (s0, n0) = (SPIN0.trace_stats().exec_ticks, core1_nodes());
+        let (a0, a1, s0) = (
+            sample(core0, &on0),
+            sample(core1, &on1),
+            SPIN0.trace_stats(),
+        );
         GO0.signal(());
         let spin = DONE0.wait().await;
-        let (s1, n1) = (SPIN0.trace_stats().exec_ticks, core1_nodes());
-        let e1 = trace::executor_stats(core1);
+        let (b0, b1, s1) = (
+            sample(core0, &on0),
+            sample(core1, &on1),
+            SPIN0.trace_stats(),
+        );
         SPIN1_ON.store(false, Ordering::Release);
         Timer::after_millis(3).await;
-        let (sup, in_poll) = match (e0, e1) {
-            (Some(a), Some(b)) => (
-                b.supervised_ticks.wrapping_sub(a.supervised_ticks),
-                b.in_poll_ticks.wrapping_sub(a.in_poll_ticks),
-            ),
-            _ => (0, 0),
-        };
-        (spin, s1.wrapping_sub(s0), n1.wrapping_sub(n0), sup, in_poll)
+        (
+            spin,
+            s1.exec_ticks.wrapping_sub(s0.exec_ticks),
+            delta(a0, b0),
+            delta(a1, b1),
+        )
+    }
+
+    /// The trace index of the executor polling the calling node's task.
+    fn own_executor(node: &'static TaskNode) -> Option<usize> {
+        let me = node.task_id();
+        (0..trace::MAX_EXECUTORS)
+            .find(|&i| trace::current_task(i).is_some_and(|f| Some(f.task_id) == me))
     }
 
     pub async fn phase(spawner: Spawner) {
         let ok = SUP.start_node(&SPIN0, spawner).await.is_ok()
             && SUP.start_node(&SPIN1, spawner).await.is_ok();
         settle().await;
+        let core0 = CORE0_EXECUTOR.load(Ordering::Acquire) as usize;
         let core1 = CORE1_EXECUTOR.load(Ordering::Acquire) as usize;
         check(
-            "trace: SPIN1 polled on its own executor (core 1's)",
-            ok && core1 < trace::MAX_EXECUTORS
-                && trace::executor_stats(core1).is_some_and(|e| e.polls >= 1)
-                && trace::executor_stats(0).is_some_and(|e| {
-                    e.executor_id != trace::executor_stats(core1).map_or(0, |c| c.executor_id)
-                }),
+            "trace: SPIN0 and SPIN1 polled on two executors (each core's own)",
+            ok && core0 < trace::MAX_EXECUTORS && core1 < trace::MAX_EXECUTORS && core0 != core1,
         );
 
         #[cfg(feature = "suite-trace-nested")]
@@ -457,7 +490,8 @@ mod tracing {
             // Without a core id, every poll counts as core 0's: core 1's polls
             // that end inside SPIN0's spin are credited back from it, as if
             // they had preempted it.
-            let (spin, spin0, ..) = round(core1).await;
+            let (spin, spin0, ..) = round(core0, core1).await;
+            fw::println!("  SPIN0 spun {} ticks, recorded {}", spin, spin0);
             check(
                 "trace-nested without set_core_id_fn: core 1's polls wrongly credited back from core 0's poll",
                 spin0 < spin,
@@ -468,14 +502,27 @@ mod tracing {
             );
         }
 
-        let (spin, spin0, nodes1, sup1, in_poll1) = round(core1).await;
+        let (spin, spin0, c0, c1) = round(core0, core1).await;
+        fw::println!(
+            "  SPIN0 spun {} ticks, recorded {}; core 1: nodes {}, in-poll {}",
+            spin,
+            spin0,
+            c1.nodes,
+            c1.in_poll
+        );
         check(
             "trace, both cores polling: core 0's spinning poll keeps its whole spin",
             spin0 >= spin,
         );
         check(
-            "trace, both cores polling: core 1's nodes add up to its executor's in-poll time",
-            nodes1 > 0 && nodes1 == sup1 && sup1 == in_poll1,
+            "trace, both cores polling: core 1's nodes add up to its executor's in-poll time \
+             (no other task ran there)",
+            c1.nodes > 0 && c1.nodes == c1.supervised && c1.supervised == c1.in_poll,
+        );
+        check(
+            "trace, both cores polling: core 0's nodes add up to its supervised time, \
+             the rest of its in-poll time is its unsupervised tasks",
+            c0.nodes >= spin0 && c0.nodes == c0.supervised && c0.supervised <= c0.in_poll,
         );
         check(
             "trace: nothing untracked",
