@@ -60,8 +60,10 @@ unsafe impl InterruptNumber for Irq {
 
 #[unsafe(export_name = "__pender")]
 fn pender(context: *mut ()) {
-    let (core, irq) = (context as usize >> CORE_SHIFT, context as usize & THREAD);
-    let here = core == core_id();
+    // On one core this folds to the single-core pender: no core lookup.
+    let core = if CORES == 1 { 0 } else { context as usize >> CORE_SHIFT };
+    let irq = context as usize & THREAD;
+    let here = CORES == 1 || core == core_id();
     if irq == THREAD {
         THREAD_WOKEN[core].store(true, Ordering::Release);
         #[cfg(feature = "an521")]
@@ -155,7 +157,9 @@ impl IrqExecutor {
         }
     }
 
-    /// Start the tier on `irq`; `None` if it was already started.
+    /// Start the tier on `irq`, on the calling core; `None` if it was already
+    /// started. On the an521 call it on core 0: core 1's vector table routes
+    /// only its doorbell.
     pub fn start(&'static self, irq: u16) -> Option<SendSpawner> {
         if critical_section::with(|_| {
             let was = self.started.load(Ordering::Acquire);
