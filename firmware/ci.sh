@@ -35,9 +35,12 @@ for entry in "${boards[@]}"; do
 done
 # The dual-core an521 (both cores running): plain and with trace-nested (the
 # plain trace build's checks are covered by the other boards), each running
-# the common suite and the multi-core one; two dependency builds in all.
+# the common suite and the multi-core one, plus the critical-section stress
+# test; two dependency builds in all.
 for suite in suite suite-trace-nested; do
-  for bin in suite suite_mc; do
+  bins=(suite suite_mc)
+  [ "$suite" = suite ] && bins+=(cs_stress)
+  for bin in "${bins[@]}"; do
     echo "== firmware $bin ($suite) on an521 (thumbv8m.main-none-eabi)"
     if ! cargo run --locked --quiet --release --target thumbv8m.main-none-eabi \
         --features "an521,panic-message,$suite" --bin "$bin"; then

@@ -61,7 +61,11 @@ unsafe impl InterruptNumber for Irq {
 #[unsafe(export_name = "__pender")]
 fn pender(context: *mut ()) {
     // On one core this folds to the single-core pender: no core lookup.
-    let core = if CORES == 1 { 0 } else { context as usize >> CORE_SHIFT };
+    let core = if CORES == 1 {
+        0
+    } else {
+        context as usize >> CORE_SHIFT
+    };
     let irq = context as usize & THREAD;
     let here = CORES == 1 || core == core_id();
     if irq == THREAD {

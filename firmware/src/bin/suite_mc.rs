@@ -218,6 +218,10 @@ async fn main_task(spawner: Spawner) {
     let t0 = Instant::now();
     let r = SUP.start(spawner).await;
     let waited = t0.elapsed();
+    fw::println!(
+        "  start() without core 1 returned after {} us",
+        waited.as_micros()
+    );
     check(
         "start without core 1: Err(Busy) at REMOTE's 20 ms slot timeout",
         matches!(r, Err(SpawnError::Busy))
@@ -264,6 +268,11 @@ async fn main_task(spawner: Spawner) {
         dependencies_first(),
     );
 
+    let Some(core1) = CORE1.get() else {
+        check("core 1's spawner published", false);
+        finish()
+    };
+
     // A pool on core 1, scaled by core 0's run() under load sent from core 0.
     spawner.spawn(run_driver(spawner).unwrap());
     let grew_to_min = within(20, || crunch_running() == 1).await;
@@ -285,10 +294,16 @@ async fn main_task(spawner: Spawner) {
         peak == 4,
     );
     Timer::after_millis(100).await;
-    check(
+    if !check(
         "pool on core 1: jobs done, idle surplus shrunk back to min after cooldown",
         JOBS_DONE.load(Ordering::Acquire) == 4 && crunch_running() == 1,
-    );
+    ) {
+        fw::println!(
+            "  {} jobs done, {} members running",
+            JOBS_DONE.load(Ordering::Acquire),
+            crunch_running()
+        );
+    }
     check(
         "pool on core 1: every member ran on core 1",
         CRUNCH_ON_CORE1.load(Ordering::Acquire) >= 4 && !CRUNCH_ELSEWHERE.load(Ordering::Acquire),
@@ -296,20 +311,25 @@ async fn main_task(spawner: Spawner) {
 
     // The control mailbox fed from core 1 (it waits while the mailbox is
     // full), applied on core 0 by run(): every command takes effect.
-    let Some(core1) = CORE1.get() else {
-        check("core 1's spawner published", false);
-        finish()
-    };
     core1.spawn(feeder().unwrap());
     let fed_from = FEEDER_DONE.wait().await;
     let applied = within(100, || {
         spawns(3) == 1 + PAIRS && TOGGLE_STOPS.load(Ordering::Acquire) == PAIRS
     })
     .await;
-    check(
+    if !check(
         "control mailbox fed from core 1: every command applied on core 0, none lost",
         fed_from == 1 && applied && TOGGLE.is_running() && !TOGGLE.is_disabled(),
-    );
+    ) {
+        fw::println!(
+            "  fed from core {}, TOGGLE spawned {} and stopped {} times (want {} and {})",
+            fed_from,
+            spawns(3),
+            TOGGLE_STOPS.load(Ordering::Acquire),
+            1 + PAIRS,
+            PAIRS
+        );
+    }
     RUN_STOP.signal(());
     settle().await;
 
@@ -367,6 +387,22 @@ mod tracing {
     /// (99: unknown).
     static CORE0_EXECUTOR: AtomicU32 = AtomicU32::new(99);
     static CORE1_EXECUTOR: AtomicU32 = AtomicU32::new(99);
+    /// Core 1's figures, sampled by SPIN1 on request: from inside one of
+    /// core 1's polls, every earlier poll there is fully accounted and no
+    /// other is in flight, so the sample is consistent even while core 0
+    /// runs. (Core 0 samples its own figures the same way, from its task.)
+    static WANT_SAMPLE1: AtomicBool = AtomicBool::new(false);
+    static SAMPLE1: Signal<Cs, (u32, u32, u32)> = Signal::new();
+
+    fn on_core0() -> [&'static TaskNode; 4] {
+        [&BASE, &TOP, &TOGGLE, &SPIN0]
+    }
+
+    fn on_core1() -> [&'static TaskNode; 6] {
+        [
+            &REMOTE, &SPIN1, &CRUNCH[0], &CRUNCH[1], &CRUNCH[2], &CRUNCH[3],
+        ]
+    }
 
     /// Core 0: on each GO, one poll that spins for `SPIN`; reports the spin
     /// it measured inside that poll.
@@ -394,6 +430,10 @@ mod tracing {
         let _ = node
             .run_cancellable(async {
                 loop {
+                    if WANT_SAMPLE1.swap(false, Ordering::AcqRel) {
+                        let core1 = CORE1_EXECUTOR.load(Ordering::Acquire) as usize;
+                        SAMPLE1.signal(sample(core1, &on_core1()));
+                    }
                     if SPIN1_ON.load(Ordering::Acquire) {
                         let t = Instant::now();
                         while t.elapsed() < Duration::from_micros(100) {}
@@ -438,25 +478,19 @@ mod tracing {
     /// back to back. Returns the spin SPIN0 measured inside its poll, the
     /// ticks the recorders gave SPIN0, and each core's figures, all over
     /// the round.
-    async fn round(core0: usize, core1: usize) -> (u32, u32, Core, Core) {
-        let on0 = [&BASE, &TOP, &TOGGLE, &SPIN0];
-        let on1 = [
-            &REMOTE, &SPIN1, &CRUNCH[0], &CRUNCH[1], &CRUNCH[2], &CRUNCH[3],
-        ];
+    async fn round(core0: usize) -> (u32, u32, Core, Core) {
+        let sample1 = || async {
+            WANT_SAMPLE1.store(true, Ordering::Release);
+            SAMPLE1.wait().await
+        };
         SPIN1_ON.store(true, Ordering::Release);
         Timer::after_millis(2).await;
-        let (a0, a1, s0) = (
-            sample(core0, &on0),
-            sample(core1, &on1),
-            SPIN0.trace_stats(),
-        );
+        let a1 = sample1().await;
+        let (a0, s0) = (sample(core0, &on_core0()), SPIN0.trace_stats());
         GO0.signal(());
         let spin = DONE0.wait().await;
-        let (b0, b1, s1) = (
-            sample(core0, &on0),
-            sample(core1, &on1),
-            SPIN0.trace_stats(),
-        );
+        let (b0, s1) = (sample(core0, &on_core0()), SPIN0.trace_stats());
+        let b1 = sample1().await;
         SPIN1_ON.store(false, Ordering::Release);
         Timer::after_millis(3).await;
         (
@@ -490,7 +524,7 @@ mod tracing {
             // Without a core id, every poll counts as core 0's: core 1's polls
             // that end inside SPIN0's spin are credited back from it, as if
             // they had preempted it.
-            let (spin, spin0, ..) = round(core0, core1).await;
+            let (spin, spin0, ..) = round(core0).await;
             fw::println!("  SPIN0 spun {} ticks, recorded {}", spin, spin0);
             check(
                 "trace-nested without set_core_id_fn: core 1's polls wrongly credited back from core 0's poll",
@@ -502,7 +536,7 @@ mod tracing {
             );
         }
 
-        let (spin, spin0, c0, c1) = round(core0, core1).await;
+        let (spin, spin0, c0, c1) = round(core0).await;
         fw::println!(
             "  SPIN0 spun {} ticks, recorded {}; core 1: nodes {}, in-poll {}",
             spin,
