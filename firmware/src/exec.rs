@@ -36,11 +36,22 @@ pub fn core_id() -> usize {
     0
 }
 
-/// A pender context: the executor's core in the bits above 12, below them
-/// its IRQ number, or [`THREAD`] for the core's thread executor.
-const CORE_SHIFT: usize = 12;
-const THREAD: usize = (1 << CORE_SHIFT) - 1;
+/// Pender contexts. One core: the IRQ number of an interrupt tier, or
+/// `usize::MAX` for the thread executor. Two cores: the executor's core in
+/// the bits above 12, below them its IRQ number or 0xFFF for the core's
+/// thread executor.
+#[cfg(not(feature = "an521"))]
+fn context(_core: usize, irq_or_thread: usize) -> *mut () {
+    irq_or_thread as *mut ()
+}
+#[cfg(not(feature = "an521"))]
+const THREAD: usize = usize::MAX;
 
+#[cfg(feature = "an521")]
+const CORE_SHIFT: usize = 12;
+#[cfg(feature = "an521")]
+const THREAD: usize = (1 << CORE_SHIFT) - 1;
+#[cfg(feature = "an521")]
 fn context(core: usize, irq_or_thread: usize) -> *mut () {
     ((core << CORE_SHIFT) | irq_or_thread) as *mut ()
 }
@@ -58,27 +69,34 @@ unsafe impl InterruptNumber for Irq {
     }
 }
 
+#[cfg(not(feature = "an521"))]
 #[unsafe(export_name = "__pender")]
 fn pender(context: *mut ()) {
-    // On one core this folds to the single-core pender: no core lookup.
-    let core = if CORES == 1 {
-        0
+    let context = context as usize;
+    if context == THREAD {
+        THREAD_WOKEN[0].store(true, Ordering::Release);
     } else {
-        context as usize >> CORE_SHIFT
-    };
-    let irq = context as usize & THREAD;
-    let here = CORES == 1 || core == core_id();
+        NVIC::pend(Irq(context as u16));
+    }
+}
+
+/// Waking an executor on the other core also rings that core's doorbell:
+/// its WFI and its NVIC are its own.
+#[cfg(feature = "an521")]
+#[unsafe(export_name = "__pender")]
+fn pender(context: *mut ()) {
+    use crate::an521::doorbell;
+    let (core, irq) = (context as usize >> CORE_SHIFT, context as usize & THREAD);
+    let here = core == core_id();
     if irq == THREAD {
         THREAD_WOKEN[core].store(true, Ordering::Release);
-        #[cfg(feature = "an521")]
         if !here {
-            crate::an521::doorbell::ring(core, crate::an521::doorbell::WAKE);
+            doorbell::ring(core, doorbell::WAKE);
         }
     } else if here {
         NVIC::pend(Irq(irq as u16));
     } else {
-        #[cfg(feature = "an521")]
-        crate::an521::doorbell::ring(core, crate::an521::doorbell::PEND_SPARE);
+        doorbell::ring(core, doorbell::PEND_SPARE);
     }
 }
 
