@@ -274,6 +274,8 @@ echo "round-robin on one virtual clock, so a figure is the instructions *both* c
 echo "executed: the supervisor on core 0, the executor and worker on core 1, the"
 echo "doorbell (MHU) interrupts and the two-core critical sections. The runs are"
 echo "deterministic: every cycle after the first gives the same figure, on every run."
+echo "They count work, not latency: on silicon the two cores overlap, so the wall time of a"
+echo "cross-core spawn can be shorter than the sum."
 echo "Built with the suite's features (\`control\`, \`readiness\`, \`controller\`, \`pool\`)."
 echo
 mc_table
