@@ -11,13 +11,13 @@ use std::path::PathBuf;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let boards: Vec<&str> = ["an505", "an385", "microbit"]
+    let boards: Vec<&str> = ["an505", "an521", "an385", "microbit"]
         .into_iter()
         .filter(|b| env::var_os(format!("CARGO_FEATURE_{}", b.to_uppercase())).is_some())
         .collect();
     let board = match boards.as_slice() {
         [b] => *b,
-        _ => panic!("enable exactly one board feature: an505, an385 or microbit"),
+        _ => panic!("enable exactly one board feature: an505, an521, an385 or microbit"),
     };
     fs::copy(format!("boards/{board}/memory.x"), out.join("memory.x")).expect("copy memory.x");
     println!("cargo:rustc-link-search={}", out.display());

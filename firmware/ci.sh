@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Build the on-target suite for the three boards and run it under QEMU, with
-# the pool-scaling check (bench_pool: pitfall 14).
+# Build the on-target suite for the three single-core boards and run it under
+# QEMU, with the pool-scaling check (bench_pool: pitfall 14); then the same
+# suite and the multi-core one (suite_mc) on the dual-core mps2-an521.
 # Fails if any board's run fails (a FAIL line, a panic, a HardFault or a hang
 # all end QEMU with a non-zero status). Installs nothing: it expects
-# qemu-system-arm and the thumbv6m/thumbv7m/thumbv8m.main rustup targets.
+# qemu-system-arm and the thumbv6m/thumbv7m/thumbv8m.main(-eabihf) rustup targets.
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../target/firmware}"
@@ -32,8 +33,23 @@ for entry in "${boards[@]}"; do
     failed+=("$board (bench_pool)")
   fi
 done
+# The dual-core an521 (both cores running): plain and with trace-nested (the
+# plain trace build's checks are covered by the other boards), each running
+# the common suite and the multi-core one, plus the critical-section stress
+# test; two dependency builds in all.
+for suite in suite suite-trace-nested; do
+  bins=(suite suite_mc)
+  [ "$suite" = suite ] && bins+=(cs_stress)
+  for bin in "${bins[@]}"; do
+    echo "== firmware $bin ($suite) on an521 (thumbv8m.main-none-eabi)"
+    if ! cargo run --locked --quiet --release --target thumbv8m.main-none-eabi \
+        --features "an521,panic-message,$suite" --bin "$bin"; then
+      failed+=("an521 ($bin, $suite)")
+    fi
+  done
+done
 if ((${#failed[@]})); then
   echo "firmware suite FAILED on: ${failed[*]}" >&2
   exit 1
 fi
-echo "firmware suite passed on all three boards"
+echo "firmware suite passed on all four boards"

@@ -9,6 +9,13 @@ mod facts {
     pub const SPARE_IRQ: u16 = 60;
 }
 
+#[cfg(feature = "an521")]
+mod facts {
+    pub const NAME: &str = "mps2-an521 (2x Cortex-M33)";
+    pub const CORE_HZ: u32 = 20_000_000;
+    pub const SPARE_IRQ: u16 = 60;
+}
+
 #[cfg(feature = "an385")]
 mod facts {
     pub const NAME: &str = "mps2-an385 (Cortex-M3)";

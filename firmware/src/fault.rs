@@ -23,6 +23,10 @@ unsafe fn DefaultHandler(irqn: i16) {
         HIGH.on_interrupt();
         return;
     }
+    #[cfg(feature = "an521")]
+    if crate::an521::on_interrupt(irqn) {
+        return;
+    }
     semihosting::eprintln!("unexpected exception/IRQ {}", irqn);
     crate::exit(FAULT_EXIT)
 }

@@ -4,6 +4,8 @@
 //! make QEMU exit non-zero, and the PASS/FAIL bookkeeping of the on-target suite.
 #![no_std]
 
+#[cfg(feature = "an521")]
+pub mod an521;
 pub mod board;
 pub mod check;
 pub mod exec;
@@ -26,4 +28,6 @@ pub fn exit(code: i32) -> ! {
 /// Bring up the clock; call first thing in `main`.
 pub fn init() {
     time::init();
+    #[cfg(feature = "an521")]
+    an521::doorbell::enable();
 }

@@ -1,15 +1,16 @@
-//! embassy-time driver over SysTick. The interrupt fires every millisecond
-//! (it counts milliseconds and expires timers); `now()` adds the SysTick
-//! current value to the millisecond count, so the clock resolves one embassy
-//! tick (one core cycle where tick rate = core clock): with QEMU's
-//! `-icount shift=0` that makes `Instant` differences instruction counts.
+//! embassy-time driver. On the single-core boards, SysTick reloads every
+//! millisecond: its interrupt counts milliseconds and expires timers, and
+//! `now()` adds the SysTick current value to the millisecond count. On the
+//! two-core an521 both cores must read one clock (a SysTick is private to
+//! its core): `now()` reads a free-running SSE-200 timer extended to 64 bits
+//! and TIMER0's millisecond interrupt expires timers (`an521::timer`).
+//! Either way the clock resolves one embassy tick (one core cycle where tick
+//! rate = core clock): with QEMU's `-icount shift=0` that makes `Instant`
+//! differences instruction counts.
 
 use core::cell::{Cell, RefCell};
 use core::task::Waker;
 
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::{SCB, SYST};
-use cortex_m_rt::exception;
 use critical_section::{CriticalSection, Mutex};
 use embassy_time_driver::{Driver, TICK_HZ};
 use embassy_time_queue_utils::Queue;
@@ -17,6 +18,7 @@ use embassy_time_queue_utils::Queue;
 use crate::board::CORE_HZ;
 
 const COUNTS_PER_MS: u32 = CORE_HZ / 1000;
+#[cfg(not(feature = "an521"))]
 const TICKS_PER_MS: u64 = TICK_HZ / 1000;
 // Both divide exactly on every board (20/20, 16/16, 25/1 MHz).
 const _: () = assert!((CORE_HZ as u64).is_multiple_of(TICK_HZ) && TICK_HZ.is_multiple_of(1000));
@@ -35,13 +37,19 @@ embassy_time_driver::time_driver_impl!(static DRIVER: SysTickDriver = SysTickDri
 });
 
 impl SysTickDriver {
+    #[cfg(feature = "an521")]
+    fn now_cs(&self, cs: CriticalSection) -> u64 {
+        counter::counts(cs) / COUNTS_PER_TICK as u64
+    }
+
+    #[cfg(not(feature = "an521"))]
     fn now_cs(&self, cs: CriticalSection) -> u64 {
         let mut ms = self.ms.borrow(cs).get();
-        let mut cvr = SYST::get_current();
+        let mut cvr = counter::current();
         // A wrap that the masked interrupt has not counted yet: re-read the
         // counter, which is now certainly past the wrap.
-        if SCB::is_pendst_pending() {
-            cvr = SYST::get_current();
+        if counter::wrap_pending() {
+            cvr = counter::current();
             ms += 1;
         }
         let elapsed = (COUNTS_PER_MS - 1).saturating_sub(cvr) / COUNTS_PER_TICK;
@@ -74,20 +82,58 @@ impl Driver for SysTickDriver {
 }
 
 pub(crate) fn init() {
-    // Safety: the one place that configures SysTick, before anything reads time.
-    let mut syst = unsafe { cortex_m::Peripherals::steal() }.SYST;
-    syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(COUNTS_PER_MS - 1);
-    syst.clear_current();
-    syst.enable_interrupt();
-    syst.enable_counter();
+    counter::start(COUNTS_PER_MS - 1);
 }
 
-#[exception]
-fn SysTick() {
+/// One millisecond passed: count it and wake the expired timers.
+fn on_wrap() {
     critical_section::with(|cs| {
+        counter::ack();
         let ms = DRIVER.ms.borrow(cs);
         ms.set(ms.get() + 1);
         DRIVER.fire_expired(cs);
     })
+}
+
+/// TIMER0's interrupt (core 0 only).
+#[cfg(feature = "an521")]
+pub(crate) fn on_timer_interrupt() {
+    on_wrap()
+}
+
+#[cfg(feature = "an521")]
+use crate::an521::timer as counter;
+
+#[cfg(not(feature = "an521"))]
+mod counter {
+    use cortex_m::peripheral::syst::SystClkSource;
+    use cortex_m::peripheral::{SCB, SYST};
+    use cortex_m_rt::exception;
+
+    pub(super) fn start(reload: u32) {
+        // Safety: the one place that configures SysTick, before anything
+        // reads time.
+        let mut syst = unsafe { cortex_m::Peripherals::steal() }.SYST;
+        syst.set_clock_source(SystClkSource::Core);
+        syst.set_reload(reload);
+        syst.clear_current();
+        syst.enable_interrupt();
+        syst.enable_counter();
+    }
+
+    pub(super) fn current() -> u32 {
+        SYST::get_current()
+    }
+
+    pub(super) fn wrap_pending() -> bool {
+        SCB::is_pendst_pending()
+    }
+
+    /// Taking the exception already cleared the pending wrap.
+    pub(super) fn ack() {}
+
+    #[exception]
+    fn SysTick() {
+        super::on_wrap()
+    }
 }

@@ -682,6 +682,10 @@ async fn main_task(spawner: Spawner) {
             && !KEY.is_filled()
             && SHARED.is_filled(),
     );
+    // On the two-core an521, core 1 now joins in and keeps taking the
+    // shared critical section and clock for the rest of the run.
+    #[cfg(feature = "an521")]
+    core1_load::start();
     let before = [spawns(0), spawns(1), spawns(2)];
     let r = SUP.start(spawner).await;
     check(
@@ -822,7 +826,43 @@ async fn main_task(spawner: Spawner) {
     );
 
     controller_phase(spawner).await;
+    #[cfg(feature = "an521")]
+    check(
+        "an521: core 1 kept working alongside every check",
+        core1_load::beats() >= 100,
+    );
     finish()
+}
+
+/// Feature `an521`: core 1 runs its own executor with one task that, every
+/// half millisecond, holds the critical section (the one both cores share)
+/// for 20 µs, reading the shared clock: the checks above run with the other
+/// core contending for everything they share.
+#[cfg(feature = "an521")]
+mod core1_load {
+    use super::*;
+
+    static BEATS: AtomicU32 = AtomicU32::new(0);
+
+    #[embassy_executor::task]
+    async fn heartbeat() {
+        loop {
+            Timer::after_micros(500).await;
+            critical_section::with(|_| {
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_micros(20) {}
+            });
+            BEATS.add(1, Ordering::AcqRel);
+        }
+    }
+
+    pub fn start() {
+        fw::an521::cores::start_core1(|s| s.spawn(heartbeat().unwrap()));
+    }
+
+    pub fn beats() -> u32 {
+        BEATS.load(Ordering::Acquire)
+    }
 }
 
 /// Feature `suite-trace`: the trace recorders on a real core, fed by the
