@@ -8,7 +8,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Expr, ExprClosure, Ident, LitInt, LitStr, ReturnType};
 
-use crate::analyze::{Form, Kind, Model, Res, Spawn, Unit, first_span};
+use crate::analyze::first_span;
+use crate::model::{Cfg, Form, Kind, Model, Res, Spawn, Unit};
 
 fn rt() -> TokenStream {
     quote!(::embassy_supervisor)
@@ -657,7 +658,7 @@ fn emit_pool(m: &Model, u: &Unit) -> TokenStream {
     out
 }
 
-fn slot_expr(cfg: &crate::analyze::Cfg, node: TokenStream) -> TokenStream {
+fn slot_expr(cfg: &Cfg, node: TokenStream) -> TokenStream {
     let rt = rt();
     if cfg.is_always() {
         return quote!(::core::option::Option::Some(#node));

@@ -29,6 +29,7 @@ use syn::{Ident, LitStr, Token, braced, bracketed};
 
 mod analyze;
 mod codegen;
+mod model;
 mod parse;
 
 #[cfg(test)]
