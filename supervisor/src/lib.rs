@@ -19,19 +19,22 @@
 
 mod log;
 
-mod cancel;
+mod bind;
+mod clock;
 mod driver;
 mod error;
 mod graph;
 mod node;
 mod notify;
+mod payload;
 mod resource;
-mod spec;
 mod supervisor;
 mod wait;
 
 #[cfg(feature = "control")]
 mod control;
+#[cfg(feature = "controller")]
+mod controller_port;
 #[cfg(feature = "pool")]
 mod pool;
 
@@ -42,12 +45,12 @@ pub mod event;
 #[cfg(feature = "trace")]
 pub mod trace;
 
-pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
+pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
-pub use node::{Mode, SpawnFn, TaskNode};
+pub use node::{Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SpawnFn, TaskNode};
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
-pub use spec::NodeSpec;
-pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};
+pub use supervisor::Supervisor;
+pub use wait::SHUTDOWN_ACK_TIMEOUT;
 
 #[cfg(feature = "control")]
 pub use control::{

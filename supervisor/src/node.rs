@@ -13,10 +13,22 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
 
-use crate::cancel::Cancellable;
-use crate::error::Aborted;
 use crate::notify;
-use crate::spec::NodeSpec;
+use cancel::Cancellable;
+
+mod cancel;
+mod spec;
+
+pub use cancel::Aborted;
+#[cfg(feature = "pool")]
+pub(crate) use spec::NO_POOL;
+pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec};
+#[cfg(feature = "trace")]
+mod poll_stats;
+#[cfg(feature = "trace")]
+pub use poll_stats::NodeStats;
+#[cfg(feature = "trace")]
+pub(crate) use poll_stats::{NodeTrace, add as add_single_writer};
 
 /// What the whole-graph transitions do to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +101,7 @@ pub struct TaskNode {
     #[cfg(feature = "liveness")]
     last_beat: AtomicU32,
     #[cfg(feature = "trace")]
-    trace: crate::trace::NodeTrace,
+    trace: NodeTrace,
 }
 
 impl core::ops::Deref for TaskNode {
@@ -110,7 +122,7 @@ impl TaskNode {
             #[cfg(feature = "liveness")]
             last_beat: AtomicU32::new(0),
             #[cfg(feature = "trace")]
-            trace: crate::trace::NodeTrace::new(),
+            trace: NodeTrace::new(),
         }
     }
 
@@ -278,9 +290,11 @@ impl TaskNode {
     }
 
     fn load_changed(&self) {
+        // What `pool::request_scale` does: the pool driver re-evaluates on
+        // every change of the notify epoch.
         #[cfg(feature = "pool")]
-        if self.pool != crate::spec::NO_POOL {
-            crate::pool::request_scale();
+        if self.pool != NO_POOL {
+            notify::changed();
         }
     }
 
@@ -305,42 +319,9 @@ impl TaskNode {
         notify::changed();
     }
 
-    /// Attribute the task behind `token` to this node: under `trace` its
-    /// polls are charged to the node, under `metadata-names` the task's
-    /// metadata carries the node's name. The generated spawn glue calls it;
-    /// a hand-written spawn fn should call it before `Spawner::spawn`.
-    /// Without those features it compiles to nothing.
-    ///
-    /// ```
-    /// use embassy_executor::{SpawnError, Spawner};
-    /// use embassy_supervisor::TaskNode;
-    ///
-    /// #[embassy_executor::task(pool_size = 4)]
-    /// async fn worker(node: &'static TaskNode) {
-    ///     let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
-    ///     node.mark_exited();
-    /// }
-    ///
-    /// // A `SpawnFn` for every node that runs `worker`.
-    /// fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    ///     let token = worker(node)?;
-    ///     node.bind(&token);
-    ///     s.spawn(token);
-    ///     Ok(())
-    /// }
-    /// ```
-    #[inline]
-    pub fn bind<S>(&'static self, token: &SpawnToken<S>) {
-        #[cfg(feature = "trace")]
-        crate::trace::bind(self, token.id());
-        #[cfg(feature = "metadata-names")]
-        token.metadata().set_name(self.spec.name);
-        let _ = token;
-    }
-
     /// This node's poll accounting across its instances (feature `trace`).
     #[cfg(feature = "trace")]
-    pub fn trace_stats(&self) -> crate::trace::NodeStats {
+    pub fn trace_stats(&self) -> NodeStats {
         self.trace.stats()
     }
 
@@ -351,7 +332,7 @@ impl TaskNode {
     }
 
     #[cfg(feature = "trace")]
-    pub(crate) fn trace_state(&self) -> &crate::trace::NodeTrace {
+    pub(crate) fn trace_state(&self) -> &NodeTrace {
         &self.trace
     }
 
@@ -361,9 +342,9 @@ impl TaskNode {
     #[cfg(feature = "readiness")]
     pub fn set_ready(&self) {
         self.state.fetch_or(flag::READY, Ordering::AcqRel);
+        // Also what `pool::request_scale` does: the pool driver re-evaluates
+        // on this change.
         notify::changed();
-        #[cfg(feature = "pool")]
-        crate::pool::request_scale();
     }
 
     /// Withdraw readiness. Status, not control: running dependents keep running.
@@ -378,12 +359,6 @@ impl TaskNode {
     #[cfg(feature = "readiness")]
     pub fn is_ready(&self) -> bool {
         self.has(flag::READY)
-    }
-
-    /// Wait until the node is ready. Any number of tasks may wait.
-    #[cfg(feature = "readiness")]
-    pub async fn wait_ready(&self) {
-        crate::wait::Until::forever(crate::wait::Cond::Ready(self)).await;
     }
 
     // ---- liveness -------------------------------------------------------
@@ -563,7 +538,7 @@ impl defmt::Format for TaskNode {
 fn now_ticks32() -> u32 {
     // Truncation is intended: ages are computed with wrapping arithmetic, and
     // a 32-bit word needs no 64-bit atomics on 32-bit targets.
-    crate::wait::now() as u32
+    crate::clock::now() as u32
 }
 
 /// The one waker of the node's own task (it waits for a stop or a resume).

@@ -2,8 +2,12 @@
 //! to wait for before spawning, its slot and pool). It is a `const` value the
 //! node refers to, so it stays in flash: a node's RAM is only its state.
 
-use crate::node::{Mode, SpawnFn};
+use super::{Mode, SpawnFn};
 use crate::resource::Gate;
+
+/// How long a spawn waits for each of its gates (resource slot, executor
+/// slot, `ready` dep) unless the node sets `slot_timeout:`.
+pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
 
 /// Pool index of a node that belongs to no pool.
 #[cfg(feature = "pool")]
@@ -65,7 +69,7 @@ impl NodeSpec {
     }
 
     /// Per-gate pre-spawn wait in milliseconds (default
-    /// [`DEFAULT_SLOT_TIMEOUT`](crate::DEFAULT_SLOT_TIMEOUT); `0` keeps the default).
+    /// [`DEFAULT_SLOT_TIMEOUT`]; `0` keeps the default).
     pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
         self.slot_timeout_ms = ms;
         self
@@ -114,7 +118,7 @@ impl NodeSpec {
     /// The pre-spawn wait per gate.
     pub fn slot_timeout(&self) -> embassy_time::Duration {
         match self.slot_timeout_ms {
-            0 => crate::DEFAULT_SLOT_TIMEOUT,
+            0 => DEFAULT_SLOT_TIMEOUT,
             ms => embassy_time::Duration::from_millis(ms as u64),
         }
     }
