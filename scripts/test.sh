@@ -22,6 +22,10 @@ step() { printf '\n==> %s\n' "$*"; }
 step "rustfmt"
 cargo fmt --all --check
 
+step "structure: no macro fn over 80 lines, no import circle in the runtime"
+scripts/fn-lengths.sh 80 $(find macros/src -name '*.rs')
+scripts/module-deps.sh
+
 step "clippy"
 cargo clippy --workspace --all-targets --features "embassy-supervisor/$HOST_FEATURES" -- -D warnings
 cargo clippy -p embassy-supervisor --all-features -- -D warnings
