@@ -73,9 +73,11 @@ pub struct Unit {
     /// `state: Type = init` (`heap-state`), with the clause keyword's span.
     pub state: Option<(Span, Type, Expr)>,
     pub cancel: bool,
-    pub slot_timeout: Option<LitInt>,
+    /// `slot_timeout:` and its `#[cfg]` gate.
+    pub slot_timeout: Option<(LitInt, Cfg)>,
     pub executor: Option<Ident>,
-    pub disabled: bool,
+    /// `disabled`, under this `#[cfg]` gate.
+    pub disabled: Option<Cfg>,
     pub deps: Vec<DepRef>,
 }
 

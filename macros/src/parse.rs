@@ -37,6 +37,8 @@ pub struct Decl {
 }
 
 pub struct Clause {
+    /// `#[cfg(..)]` gates (only value clauses accept one; `analyze` checks).
+    pub attrs: Vec<Attribute>,
     pub keyword: Ident,
     pub value: ClauseValue,
 }
@@ -179,6 +181,7 @@ fn parse_decl(input: ParseStream, keyword: Ident, pool: bool) -> syn::Result<Dec
 
 impl Parse for Clause {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
         let keyword = input.call(Ident::parse_any)?;
         let kw = keyword.to_string();
         let flag = matches!(kw.as_str(), "cancel" | "disabled");
@@ -244,7 +247,11 @@ impl Parse for Clause {
                 ));
             }
         };
-        Ok(Clause { keyword, value })
+        Ok(Clause {
+            attrs,
+            keyword,
+            value,
+        })
     }
 }
 

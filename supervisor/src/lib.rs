@@ -99,6 +99,17 @@ pub mod __private {
         }
     }
 
+    /// `slot_timeout:` under a `#[cfg]` gate: the value, or 0 (the default)
+    /// when the gate is off. A const fn keeps the spec a constant expression.
+    pub const fn gated_ms(ms: u16, on: bool) -> u16 {
+        if on { ms } else { 0 }
+    }
+
+    /// `disabled` under a `#[cfg]` gate.
+    pub const fn disabled_if(spec: crate::NodeSpec, on: bool) -> crate::NodeSpec {
+        if on { spec.disabled() } else { spec }
+    }
+
     /// A free fn rather than a method call so a body ending in `Ok(())`
     /// infers its error type from the single matching impl.
     pub fn spawn_result(value: impl IntoSpawnResult) -> Result<(), SpawnError> {

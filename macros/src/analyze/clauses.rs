@@ -1,12 +1,14 @@
 //! The shape of one declaration: its modes, each clause given once and only
-//! where it belongs, and the clause order.
+//! where it belongs, and which clauses carry a `#[cfg]` gate. Clauses may come
+//! in any order after the item's head, and every one is optional.
 
 use std::collections::HashMap;
 
 use proc_macro2::Span;
 use syn::{Expr, Ident, LitInt, Type};
 
-use super::{Errors, Site};
+use super::{Errors, Site, cfg_of};
+use crate::model::Cfg;
 use crate::parse::{ClauseValue, Dep, Resource};
 
 /// The clauses of one declaration, each at most once and only the ones its
@@ -14,8 +16,6 @@ use crate::parse::{ClauseValue, Dep, Resource};
 /// the declaration reads. Spans are the clause keywords'.
 #[derive(Default)]
 pub(super) struct Clauses<'a> {
-    /// Accepted clause keywords in source order.
-    pub order: Vec<(String, Span)>,
     pub deps: Option<&'a [Dep]>,
     pub spawn: Option<(Span, &'a Expr)>,
     pub task: Option<(Span, &'a Expr)>,
@@ -25,9 +25,11 @@ pub(super) struct Clauses<'a> {
     pub exit: Option<(Span, &'a Type)>,
     pub state: Option<(Span, &'a Type, &'a Expr)>,
     pub cancel: Option<Span>,
-    pub slot_timeout: Option<&'a LitInt>,
+    /// The value and its `#[cfg]` gate (always, if none).
+    pub slot_timeout: Option<(&'a LitInt, Cfg)>,
     pub executor: Option<&'a Ident>,
-    pub disabled: bool,
+    /// Declared `disabled`, under this `#[cfg]` gate.
+    pub disabled: Option<Cfg>,
     pub policy: Option<(Span, &'a Option<Type>, &'a Expr)>,
     pub min: Option<(Span, &'a Expr)>,
     pub max: Option<(Span, &'a Expr)>,
@@ -62,10 +64,15 @@ pub(super) fn check_modes(site: &Site, errors: &mut Errors) {
     }
 }
 
+/// The clauses that only set a value on the node's spec, so a `#[cfg]` can
+/// gate them without changing the item's shape (its statics and shell).
+const GATEABLE: [&str; 2] = ["slot_timeout", "disabled"];
+
 /// Each clause once, and only on the kind it belongs to; the rest is left
 /// out of the model (already reported).
 ///
-/// Pinned by: `duplicate_clause`, `exit_on_pool`, `policy_on_node`.
+/// Pinned by: `duplicate_clause`, `exit_on_pool`, `policy_on_node`,
+/// `cfg_on_structural_clause`.
 pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
     let mut c = Clauses::default();
     let mut seen: HashMap<String, Span> = HashMap::new();
@@ -87,7 +94,19 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             site.err(errors, sp, msg);
             continue;
         }
-        c.order.push((kw, sp));
+        let cfg = cfg_of(&clause.attrs, errors, site.origin);
+        if !cfg.is_always() && !GATEABLE.contains(&kw.as_str()) {
+            site.err(
+                errors,
+                clause.attrs[0].pound_token.span,
+                format!(
+                    "`#[cfg]` on `{kw}`: only the value clauses ({}) take a cfg gate; \
+                     gate the whole item, or the entries of `deps:` / `resources:`",
+                    GATEABLE.join(", ")
+                ),
+            );
+            continue;
+        }
         match &clause.value {
             ClauseValue::Deps(v) => c.deps = Some(v.as_slice()),
             ClauseValue::Spawn(e) => c.spawn = Some((sp, e)),
@@ -97,9 +116,9 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::Exit(t) => c.exit = Some((sp, t)),
             ClauseValue::State(t, e) => c.state = Some((sp, t, e)),
             ClauseValue::Cancel => c.cancel = Some(sp),
-            ClauseValue::SlotTimeout(l) => c.slot_timeout = Some(l),
+            ClauseValue::SlotTimeout(l) => c.slot_timeout = Some((l, cfg)),
             ClauseValue::Executor(e) => c.executor = Some(e),
-            ClauseValue::Disabled => c.disabled = true,
+            ClauseValue::Disabled => c.disabled = Some(cfg),
             ClauseValue::Policy(t, e) => c.policy = Some((sp, t, e)),
             ClauseValue::Min(e) => c.min = Some((sp, e)),
             ClauseValue::Max(e) => c.max = Some((sp, e)),
@@ -127,69 +146,4 @@ fn misplaced(site: &Site, kw: &str) -> Option<String> {
         ));
     }
     None
-}
-
-/// A node starts with `deps:`; a pool's fields are positional.
-///
-/// Pinned by: `deps_not_first`, `pool_out_of_order`.
-pub(super) fn check_order(site: &Site, c: &Clauses, errors: &mut Errors) {
-    let d = site.decl;
-    if site.is_pool {
-        check_pool_order(site, &c.order, errors);
-    } else if c.order.first().is_none_or(|(k, _)| k != "deps") {
-        site.err(
-            errors,
-            c.order.first().map_or(d.name.span(), |(_, s)| *s),
-            format!(
-                "`{} {}` must start its clauses with `deps: [..]` (use `deps: []` for none)",
-                site.what(),
-                d.name
-            ),
-        );
-    }
-}
-
-/// Pinned by: `pool_out_of_order`.
-fn check_pool_order(site: &Site, order: &[(String, Span)], errors: &mut Errors) {
-    let d = site.decl;
-    // deps → executor? → spawn|task → resources? → state? → policy → min → max →
-    // slot_timeout? → cancel?
-    let rank = |k: &str| match k {
-        "deps" => 0,
-        "executor" => 1,
-        "spawn" | "task" => 2,
-        "resources" => 3,
-        "state" => 4,
-        "policy" => 5,
-        "min" => 6,
-        "max" => 7,
-        "slot_timeout" => 8,
-        "cancel" => 9,
-        _ => 10,
-    };
-    let mut last = -1i32;
-    for (k, sp) in order {
-        let r = rank(k);
-        if r < last || r == 10 {
-            site.err(
-                errors,
-                *sp,
-                format!(
-                    "pool `{}`: `{k}` is out of place; pool fields are positional: deps, \
-                     [executor], spawn|task, [resources], [state], policy, min, max, \
-                     [slot_timeout], [cancel]",
-                    d.name
-                ),
-            );
-            return;
-        }
-        last = r;
-    }
-    if order.first().is_none_or(|(k, _)| k != "deps") {
-        site.err(
-            errors,
-            order.first().map_or(d.name.span(), |(_, s)| *s),
-            format!("pool `{}` must start its fields with `deps: [..]`", d.name),
-        );
-    }
 }

@@ -9,7 +9,6 @@
 //! per node / pool:
 //!   check_modes      the mode list                      (clauses.rs)
 //!   collect          each clause once, in its place     (clauses.rs)
-//!   check_order      deps first; pool fields positional (clauses.rs)
 //!   spawn_form ..    task/spawn and the shell's clauses (worker.rs)
 //!   resources        entries, kinds, graph-wide slots   (resources.rs)
 //!   pool             policy, min, max                   (pools.rs)
@@ -152,7 +151,6 @@ fn check_declaration(
 ) -> Unit {
     clauses::check_modes(site, errors);
     let c = clauses::collect(site, errors);
-    clauses::check_order(site, &c, errors);
     let spawn = worker::spawn_form(site, &c, errors);
     worker::check_pool_size(site, &c, errors);
     worker::check_executor(site, &c, &spawn, declared, errors);
@@ -176,7 +174,7 @@ fn check_declaration(
         exit: c.exit.map(|(s, t)| (s, t.clone())),
         state: c.state.map(|(s, t, e)| (s, t.clone(), e.clone())),
         cancel: c.cancel.is_some(),
-        slot_timeout: c.slot_timeout.cloned(),
+        slot_timeout: c.slot_timeout.map(|(l, cfg)| (l.clone(), cfg)),
         executor: c.executor.cloned(),
         disabled: c.disabled,
         deps,

@@ -152,7 +152,9 @@ pub(super) fn check_executor(
 
 /// Pinned by: `slot_timeout_zero`.
 pub(super) fn check_slot_timeout(site: &Site, c: &Clauses, errors: &mut Errors) {
-    let Some(l) = c.slot_timeout else { return };
+    let Some((l, _)) = &c.slot_timeout else {
+        return;
+    };
     match l.base10_parse::<u16>() {
         Ok(0) => site.err(
             errors,

@@ -61,12 +61,17 @@ pub(super) fn node_expr(
     let spawn = spawn_fn.map(|f| quote!(.with_spawn(#f)));
     let gates = gates(u, member);
     // Re-emitted unsuffixed: `100u32` in the DSL still means milliseconds.
-    let timeout = u.slot_timeout.as_ref().and_then(|l| {
+    let timeout = u.slot_timeout.as_ref().and_then(|(l, cfg)| {
         let ms = l.base10_parse::<u16>().ok()?;
         let lit = LitInt::new(&ms.to_string(), l.span());
-        Some(quote!(.with_slot_timeout(#lit)))
+        if cfg.is_always() {
+            return Some(quote!(.with_slot_timeout(#lit)));
+        }
+        // Gated values go through const fns: the spec must stay a constant
+        // expression (promoted to `'static`), which an `if` would not be.
+        let p = cfg.predicate();
+        Some(quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p)))))
     });
-    let disabled = u.disabled.then(|| quote!(.disabled()));
     let slot = slot as u8;
     let pool = u.pool.as_ref().map(|p| {
         // Pools removed by cfg leave no entry in `GRAPH.pools`, so a pool's
@@ -75,8 +80,17 @@ pub(super) fn node_expr(
         let idx = format_ident!("__ES_POOL_INDEX_{}", u.name);
         quote!(.in_pool(#idx))
     });
+    let mut spec = quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #timeout);
+    match &u.disabled {
+        None => {}
+        Some(cfg) if cfg.is_always() => spec.extend(quote!(.disabled())),
+        Some(cfg) => {
+            let p = cfg.predicate();
+            spec = quote!(#rt::__private::disabled_if(#spec, ::core::cfg!(#p)));
+        }
+    }
     quote! {
-        #rt::TaskNode::new(&#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #timeout #disabled .at(#slot) #pool)
+        #rt::TaskNode::new(&#spec .at(#slot) #pool)
     }
 }
 
