@@ -22,6 +22,9 @@ pub struct Item {
 
 pub enum ItemKind {
     Executor(Ident),
+    /// `default executor NAME;`: declares NAME and routes every spawn the
+    /// macro emits without `executor:` through it (the `default` keyword).
+    DefaultExecutor(Ident, Ident),
     Node(Decl),
     Pool(Decl),
 }
@@ -116,6 +119,18 @@ impl Parse for Item {
                 input.parse::<Token![;]>()?;
                 ItemKind::Executor(name)
             }
+            "default" => {
+                let ex = input.call(Ident::parse_any)?;
+                if ex != "executor" {
+                    return Err(syn::Error::new(
+                        ex.span(),
+                        "expected `executor` after `default`: `default executor NAME;`",
+                    ));
+                }
+                let name: Ident = input.parse()?;
+                input.parse::<Token![;]>()?;
+                ItemKind::DefaultExecutor(keyword, name)
+            }
             "node" => ItemKind::Node(parse_decl(input, keyword, false)?),
             "pool" => ItemKind::Pool(parse_decl(input, keyword, true)?),
             "name" => {
@@ -127,7 +142,10 @@ impl Parse for Item {
             _ => {
                 return Err(syn::Error::new(
                     keyword.span(),
-                    format!("unknown item `{keyword}`: expected `node`, `pool` or `executor`"),
+                    format!(
+                        "unknown item `{keyword}`: expected `node`, `pool`, `executor` or \
+                         `default executor`"
+                    ),
                 ));
             }
         };

@@ -14,6 +14,7 @@ const SEEDS: &[&str] = &[
     "node A = Terminate, deps: [], task: w::<T>(x()), resources: [#[cfg(feature = \"x\")] LED: Led, D: consume Drv, S: shared u8], exit: u8, cancel;",
     "node B = Terminate, deps: [], spawn: |s: Spawner| { s.spawn(t(&B)?); Ok(()) }, disabled;",
     "pool W = [Terminate, OnDemand, OnDemand], deps: [N], task: h, resources: [C: Conn], policy: DeferredShrink::new(Duration::from_secs(5)), min: 1, max: 3, slot_timeout: 100, cancel; node N = Terminate, deps: [];",
+    "default executor T; executor O; node A = Terminate, task: w; node B = Pause, executor: O, spawn: b(1); node C = OnDemand, spawn: |s: Spawner| { s.spawn(c(&C)?); Ok(()) };",
     "node A = Terminate, task: w, #[cfg(x)] slot_timeout: 5, #[cfg(y)] disabled, deps: [B]; node B = Pause; pool P = [OnDemand], max: 1, task: t, min: 1, policy: X::new();",
     "pool P = [OnDemand], deps: [], spawn: t, policy: MyPolicy = make(), min: FLOOR, max: FLOOR + 1; #[cfg(x)] node Q = Terminate, deps: [P, #[cfg(y)] R]; node R = OnDemand, deps: [];",
 ];
@@ -32,6 +33,7 @@ const VOCAB: &[&str] = &[
     "cancel",
     "slot_timeout",
     "executor",
+    "default",
     "disabled",
     "policy",
     "min",

@@ -9,7 +9,7 @@ use proc_macro2::Span;
 use syn::Ident;
 
 use super::{Errors, Site, cfg_of};
-use crate::model::{Executor, MAX_SLOTS};
+use crate::model::{Cfg, Executor, MAX_SLOTS};
 use crate::parse::{Decl, Input, ItemKind};
 
 /// What a graph-level name refers to.
@@ -26,6 +26,8 @@ pub(super) struct Declared<'a> {
     pub sites: Vec<Site<'a>>,
     /// Slots in the whole graph (a pool takes one per member).
     pub slots: usize,
+    /// `default executor NAME;`, if the graph has one.
+    pub default_executor: Option<Ident>,
 }
 
 impl Declared<'_> {
@@ -48,6 +50,7 @@ pub(super) fn declare<'a>(input: &'a Input, errors: &mut Errors) -> Declared<'a>
         executors: Vec::new(),
         sites: Vec::new(),
         slots: 0,
+        default_executor: None,
     };
     let mut first_origins: HashMap<String, Option<String>> = HashMap::new();
     let mut seen_pool = false;
@@ -58,6 +61,14 @@ pub(super) fn declare<'a>(input: &'a Input, errors: &mut Errors) -> Declared<'a>
         let cfg = cfg_of(&item.attrs, errors, origin);
         let (name, target) = match &item.kind {
             ItemKind::Executor(n) => {
+                d.executors.push(Executor {
+                    name: n.clone(),
+                    cfg,
+                });
+                (n, Target::Executor)
+            }
+            ItemKind::DefaultExecutor(kw, n) => {
+                set_default_executor(&mut d, kw, n, &cfg, origin, errors);
                 d.executors.push(Executor {
                     name: n.clone(),
                     cfg,
@@ -103,6 +114,40 @@ pub(super) fn declare<'a>(input: &'a Input, errors: &mut Errors) -> Declared<'a>
         );
     }
     d
+}
+
+/// One per graph, at the graph site, unconditional: which executor a node
+/// runs on must not depend on which fragments or features are in.
+///
+/// Pinned by: `default_executor_twice`, `default_executor_in_fragment`,
+/// `default_executor_under_cfg`.
+fn set_default_executor(
+    d: &mut Declared,
+    kw: &Ident,
+    name: &Ident,
+    cfg: &Cfg,
+    origin: &Option<String>,
+    errors: &mut Errors,
+) {
+    let problem = if let Some(first) = &d.default_executor {
+        format!(
+            "a second `default executor` (the first is `{first}`): a graph has one; route \
+             other nodes with `executor: {name}`"
+        )
+    } else if origin.is_some() {
+        "`default executor` in a fragment: the composed graph chooses its default; declare \
+         it in the `compose_graph!` `graph:` block"
+            .to_string()
+    } else if !cfg.is_always() {
+        format!(
+            "`default executor` under `#[cfg]`: the default must not depend on features; \
+             declare `executor {name};` under the cfg and route nodes with `executor: {name}`"
+        )
+    } else {
+        d.default_executor = Some(name.clone());
+        return;
+    };
+    errors.push(kw.span(), origin, problem);
 }
 
 /// Pinned by: `no_pool/pool_without_feature`.

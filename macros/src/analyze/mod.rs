@@ -9,7 +9,7 @@
 //! per node / pool:
 //!   check_modes      the mode list                      (clauses.rs)
 //!   collect          each clause once, in its place     (clauses.rs)
-//!   spawn_form ..    task/spawn and the shell's clauses (worker.rs)
+//!   spawn_form ..    task/spawn, the shell's clauses, route (worker.rs)
 //!   resources        entries, kinds, graph-wide slots   (resources.rs)
 //!   pool             policy, min, max                   (pools.rs)
 //!   deps             names to slots, `ready`            (deps.rs)
@@ -158,7 +158,8 @@ fn check_declaration(
     worker::check_cancel(site, &c, errors);
     worker::check_exit(site, &c, errors);
     worker::check_state(site, &c, wide, errors);
-    let resources = resources::check(site, &c, declared, wide, errors);
+    let executor = worker::route(&c, &spawn, declared);
+    let resources = resources::check(site, &c, executor, declared, wide, errors);
     let pool = pools::check(site, &c, errors);
     let deps = deps::resolve(site, &c, declared, readiness, wide, errors);
     let d = site.decl;
@@ -175,7 +176,7 @@ fn check_declaration(
         state: c.state.map(|(s, t, e)| (s, t.clone(), e.clone())),
         cancel: c.cancel.is_some(),
         slot_timeout: c.slot_timeout.map(|(l, cfg)| (l.clone(), cfg)),
-        executor: c.executor.cloned(),
+        executor: executor.map(|(e, _)| e.clone()),
         disabled: c.disabled,
         deps,
     }

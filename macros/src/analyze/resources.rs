@@ -21,6 +21,7 @@ use crate::parse::Resource;
 pub(super) fn check(
     site: &Site,
     c: &Clauses,
+    route: Option<(&Ident, bool)>,
     declared: &Declared,
     wide: &mut GraphWide,
     errors: &mut Errors,
@@ -51,7 +52,7 @@ pub(super) fn check(
         let rcfg = cfg_of(&r.attrs, errors, site.origin);
         let (kind, local) = entry_kind(site, r, errors);
         if let Some(l) = local {
-            check_local(site, c, r, kind, l, errors);
+            check_local(site, route, r, kind, l, errors);
         }
         if wide.any_local.is_none() {
             wide.any_local = local;
@@ -139,9 +140,17 @@ fn entry_kind(site: &Site, r: &Resource, errors: &mut Errors) -> (Kind, Option<S
 /// Where a `local` entry may not go (first rule that applies).
 ///
 /// Pinned by: `take_local_on_pool`, `local_with_executor`,
+/// `local_with_default_executor`,
 /// `no_local_resources/local_not_available` (and, in the emitted code,
 /// `local_resources/local_in_forbid_unsafe_crate`).
-fn check_local(site: &Site, c: &Clauses, r: &Resource, kind: Kind, l: Span, errors: &mut Errors) {
+fn check_local(
+    site: &Site,
+    route: Option<(&Ident, bool)>,
+    r: &Resource,
+    kind: Kind,
+    l: Span,
+    errors: &mut Errors,
+) {
     if site.is_pool && kind != Kind::Shared {
         site.err(
             errors,
@@ -152,14 +161,21 @@ fn check_local(site: &Site, c: &Clauses, r: &Resource, kind: Kind, l: Span, erro
                 site.decl.name
             ),
         );
-    } else if let Some(e) = c.executor {
+    } else if let Some((e, default)) = route {
+        let (with, fix) = if default {
+            (
+                format!("routed to the graph's `default executor {e}`"),
+                "use a Send kind, or drop the graph's default executor",
+            )
+        } else {
+            (format!("with `executor: {e}`"), "drop one of them")
+        };
         site.err(
             errors,
             l,
             format!(
-                "`local` resource `{}` with `executor: {e}`: a local slot \
-                 carries !Send values, a SpawnerSlot-routed spawn needs a Send \
-                 future; drop one of them",
+                "`local` resource `{}` {with}: a local slot carries !Send values, a \
+                 SpawnerSlot-routed spawn needs a Send future; {fix}",
                 r.name
             ),
         );

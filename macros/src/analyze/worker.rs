@@ -2,7 +2,7 @@
 //! that only make sense with the generated task shell or a routed spawn:
 //! `pool_size:`, `executor:`, `slot_timeout:`, `cancel`, `exit:`, `state:`.
 
-use syn::Expr;
+use syn::{Expr, Ident};
 
 use super::clauses::Clauses;
 use super::declare::{Declared, Target};
@@ -147,6 +147,26 @@ pub(super) fn check_executor(
             ),
         ),
         _ => {}
+    }
+}
+
+/// Where the spawn is routed, if anywhere: the `executor:` clause, else the
+/// graph's `default executor` for a spawn the macro emits (a `task:` shell or
+/// a named `spawn:` fn). Parked nodes and closures stay on the supervisor's
+/// executor. The flag says the route is the default.
+pub(super) fn route<'a>(
+    c: &Clauses<'a>,
+    spawn: &Spawn,
+    declared: &'a Declared,
+) -> Option<(&'a Ident, bool)> {
+    if let Some(e) = c.executor {
+        return Some((e, false));
+    }
+    match spawn {
+        Spawn::Task(_) | Spawn::Spawn(Form::Path(_) | Form::Call(..)) => {
+            declared.default_executor.as_ref().map(|e| (e, true))
+        }
+        _ => None,
     }
 }
 
