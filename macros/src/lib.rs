@@ -65,6 +65,10 @@ fn readiness() -> bool {
     cfg!(feature = "readiness")
 }
 
+fn enabled_if_feature() -> bool {
+    cfg!(feature = "enabled-if")
+}
+
 fn local_resources() -> bool {
     cfg!(feature = "local-resources")
 }

@@ -78,6 +78,8 @@ pub struct Unit {
     pub executor: Option<Ident>,
     /// `disabled`, under this `#[cfg]` gate.
     pub disabled: Option<Cfg>,
+    /// `enabled_if:` predicate, under this `#[cfg]` gate.
+    pub enabled_if: Option<(Expr, Cfg)>,
     pub deps: Vec<DepRef>,
 }
 

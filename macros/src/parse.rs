@@ -58,6 +58,7 @@ pub enum ClauseValue {
     SlotTimeout(LitInt),
     Executor(Ident),
     Disabled,
+    EnabledIf(Expr),
     Policy(Option<Type>, Expr),
     Min(Expr),
     Max(Expr),
@@ -232,6 +233,7 @@ impl Parse for Clause {
             }
             "cancel" => ClauseValue::Cancel,
             "disabled" => ClauseValue::Disabled,
+            "enabled_if" => ClauseValue::EnabledIf(input.parse()?),
             "slot_timeout" => ClauseValue::SlotTimeout(input.parse().map_err(|e| {
                 syn::Error::new(
                     e.span(),
@@ -259,8 +261,8 @@ impl Parse for Clause {
                     keyword.span(),
                     format!(
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
-                         resources, exit, state, cancel, slot_timeout, executor, disabled \
-                         (pools: policy, min, max)"
+                         resources, exit, state, cancel, slot_timeout, executor, disabled, \
+                         enabled_if (pools: policy, min, max)"
                     ),
                 ));
             }

@@ -35,6 +35,7 @@ const VOCAB: &[&str] = &[
     "executor",
     "default",
     "disabled",
+    "enabled_if",
     "policy",
     "min",
     "max",
@@ -161,6 +162,21 @@ fn seeds_expand_without_errors() {
     }
 }
 
+/// `enabled_if:`, valid only with the `enabled-if` feature (the fuzz test
+/// mutates it either way).
+const ENABLED_IF_SEED: &str = "node E = Terminate, task: w, enabled_if: crate::on, #[cfg(x)] disabled; node F = OnDemand, spawn: f, #[cfg(y)] enabled_if: g;";
+
+#[cfg(feature = "enabled-if")]
+#[test]
+fn enabled_if_expands_gated_and_plain() {
+    let out = expand_graph(ENABLED_IF_SEED.parse().unwrap()).to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains("with_enabled_if (crate :: on)"), "{out}");
+    // The gated predicate goes through a wrapper that compiles `g` only
+    // under its gate.
+    assert!(out.contains("fn __es_enabled_f_1"), "{out}");
+}
+
 #[test]
 fn cycle_is_named() {
     let out = expand_graph(
@@ -178,7 +194,11 @@ const FUZZ_CASES: usize = 40_000;
 #[test]
 fn fuzz_random_and_mutated_streams_never_panic() {
     let mut r = Rng(0x5eed_5eed_5eed_5eed);
-    let seeds: Vec<TokenStream> = SEEDS.iter().map(|s| s.parse().unwrap()).collect();
+    let seeds: Vec<TokenStream> = SEEDS
+        .iter()
+        .chain([&ENABLED_IF_SEED])
+        .map(|s| s.parse().unwrap())
+        .collect();
     for case in 0..FUZZ_CASES {
         let input = if case % 4 == 0 {
             random_stream(&mut r, 0)

@@ -22,6 +22,8 @@ mod log;
 mod bind;
 mod clock;
 mod driver;
+#[cfg(feature = "enabled-if")]
+mod enabled_if;
 mod error;
 mod graph;
 mod node;

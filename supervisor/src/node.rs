@@ -73,6 +73,10 @@ pub(crate) mod flag {
     pub const READY: u16 = 1 << 6;
     /// A resume is pending for a parked `Pause` instance.
     pub const RESUME: u16 = 1 << 7;
+    /// The `DISABLED` latch was set by the node's `enabled_if:` predicate,
+    /// not by a human: `start_node` may lift it.
+    #[cfg(feature = "enabled-if")]
+    pub const GATED: u16 = 1 << 8;
     /// More than one task has waited on this node's task waker: the others
     /// wait in the crate-wide observer list, which stop requests must wake.
     pub const SHARED_WAIT: u16 = 1 << 9;
@@ -496,7 +500,26 @@ impl TaskNode {
         requested
     }
 
+    /// Latch `disabled` on behalf of the `enabled_if:` predicate.
+    #[cfg(feature = "enabled-if")]
+    pub(crate) fn latch_gated(&self) {
+        self.state
+            .fetch_or(flag::DISABLED | flag::GATED, Ordering::AcqRel);
+    }
+
+    /// Lift a latch the predicate set (not a human's): true if it did.
+    #[cfg(feature = "enabled-if")]
+    pub(crate) fn lift_gated(&self) -> bool {
+        let both = flag::DISABLED | flag::GATED;
+        self.flags() & both == both && self.state.fetch_and(!both, Ordering::AcqRel) & both == both
+    }
+
     pub(crate) fn set_disabled(&self, disabled: bool) {
+        // Any explicit latch or release is a human's: the predicate's mark goes.
+        #[cfg(feature = "enabled-if")]
+        if self.has(flag::GATED) {
+            self.state.fetch_and(!flag::GATED, Ordering::AcqRel);
+        }
         // A plain load first: cascades mostly meet nodes already in the
         // wanted state, and a load is cheaper than a read-modify-write
         // (a critical section on Cortex-M0).

@@ -87,6 +87,8 @@ impl<const N: usize> Supervisor<N> {
     // A plain fn returning the shared bring-up future: no wrapper state
     // machine per verb (flash).
     pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), SpawnError>> + '_ {
+        #[cfg(feature = "enabled-if")]
+        self.latch_enabled_if();
         #[cfg(feature = "trace")]
         if !crate::trace::register_graph(self.graph) {
             log_warn!("trace: more than MAX_GRAPHS graphs; this one's nodes are not named");
@@ -195,6 +197,8 @@ impl<const N: usize> Supervisor<N> {
         if f & (flag::DETACHED | flag::RUNNING) != 0 {
             return Ok(());
         }
+        #[cfg(feature = "enabled-if")]
+        let f = if node.lift_gated() { node.flags() } else { f };
         if f & flag::DISABLED != 0 {
             log_warn!(
                 "start_node: `{}` is disabled (activate it first)",

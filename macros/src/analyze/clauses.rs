@@ -30,6 +30,8 @@ pub(super) struct Clauses<'a> {
     pub executor: Option<&'a Ident>,
     /// Declared `disabled`, under this `#[cfg]` gate.
     pub disabled: Option<Cfg>,
+    /// `enabled_if:` (keyword span, predicate, `#[cfg]` gate).
+    pub enabled_if: Option<(Span, &'a Expr, Cfg)>,
     pub policy: Option<(Span, &'a Option<Type>, &'a Expr)>,
     pub min: Option<(Span, &'a Expr)>,
     pub max: Option<(Span, &'a Expr)>,
@@ -66,7 +68,7 @@ pub(super) fn check_modes(site: &Site, errors: &mut Errors) {
 
 /// The clauses that only set a value on the node's spec, so a `#[cfg]` can
 /// gate them without changing the item's shape (its statics and shell).
-const GATEABLE: [&str; 2] = ["slot_timeout", "disabled"];
+const GATEABLE: [&str; 3] = ["slot_timeout", "disabled", "enabled_if"];
 
 /// Each clause once, and only on the kind it belongs to; the rest is left
 /// out of the model (already reported).
@@ -119,6 +121,7 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::SlotTimeout(l) => c.slot_timeout = Some((l, cfg)),
             ClauseValue::Executor(e) => c.executor = Some(e),
             ClauseValue::Disabled => c.disabled = Some(cfg),
+            ClauseValue::EnabledIf(e) => c.enabled_if = Some((sp, e, cfg)),
             ClauseValue::Policy(t, e) => c.policy = Some((sp, t, e)),
             ClauseValue::Min(e) => c.min = Some((sp, e)),
             ClauseValue::Max(e) => c.max = Some((sp, e)),
@@ -129,7 +132,7 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
 
 /// Why clause `kw` does not belong on this kind of declaration, if it does not.
 fn misplaced(site: &Site, kw: &str) -> Option<String> {
-    let node_only = matches!(kw, "pool_size" | "exit" | "disabled");
+    let node_only = matches!(kw, "pool_size" | "exit" | "disabled" | "enabled_if");
     let pool_only = matches!(kw, "policy" | "min" | "max");
     if site.is_pool && node_only {
         let why = match kw {

@@ -158,6 +158,7 @@ fn check_declaration(
     worker::check_cancel(site, &c, errors);
     worker::check_exit(site, &c, errors);
     worker::check_state(site, &c, wide, errors);
+    worker::check_enabled_if(site, &c, errors);
     let executor = worker::route(&c, &spawn, declared);
     let resources = resources::check(site, &c, executor, declared, wide, errors);
     let pool = pools::check(site, &c, errors);
@@ -178,6 +179,7 @@ fn check_declaration(
         slot_timeout: c.slot_timeout.map(|(l, cfg)| (l.clone(), cfg)),
         executor: executor.map(|(e, _)| e.clone()),
         disabled: c.disabled,
+        enabled_if: c.enabled_if.map(|(_, e, cfg)| (e.clone(), cfg)),
         deps,
     }
 }

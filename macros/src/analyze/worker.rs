@@ -229,6 +229,21 @@ pub(super) fn check_exit(site: &Site, c: &Clauses, errors: &mut Errors) {
     }
 }
 
+/// Pinned by: `no_enabled_if/enabled_if_without_feature` (and, on a pool,
+/// `enabled_if_on_pool` in `clauses::collect`).
+pub(super) fn check_enabled_if(site: &Site, c: &Clauses, errors: &mut Errors) {
+    if let Some((sp, _, _)) = c.enabled_if
+        && !crate::enabled_if_feature()
+    {
+        site.err(
+            errors,
+            sp,
+            "`enabled_if:` needs the `enabled-if` feature of embassy-supervisor (it adds \
+             the predicate to every node's spec): enable it, or drop the clause",
+        );
+    }
+}
+
 /// Pinned by: `no_heap_state/state_not_available`, `heap_state/state_without_task`
 /// (and, in the emitted code, `heap_state/state_wrong_type`,
 /// `heap_state/state_in_forbid_unsafe_crate`).

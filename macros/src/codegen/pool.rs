@@ -55,7 +55,7 @@ pub(super) fn emit_pool(m: &Model, u: &Unit) -> TokenStream {
     let spawn_fn_name = spawn_name(m, u);
     let members = (0..k).map(|i| {
         let f = has_spawn.then(|| quote!(#spawn_fn_name));
-        node_expr(u, u.first_slot + i, Some(i), f)
+        node_expr(m, u, u.first_slot + i, Some(i), f)
     });
     let pool_name = format_ident!("{}_POOL", name);
     let min_name = format_ident!("{}_MIN", name);

@@ -35,6 +35,9 @@ pub struct NodeSpec {
     pub(crate) pool: u8,
     /// Starts with the `disabled` latch set.
     pub(crate) disabled: bool,
+    /// `enabled_if:`: `start()` latches `disabled` when it returns `false`.
+    #[cfg(feature = "enabled-if")]
+    pub(crate) enabled_if: Option<fn() -> bool>,
 }
 
 impl NodeSpec {
@@ -51,6 +54,8 @@ impl NodeSpec {
             #[cfg(feature = "pool")]
             pool: NO_POOL,
             disabled: false,
+            #[cfg(feature = "enabled-if")]
+            enabled_if: None,
         }
     }
 
@@ -78,6 +83,17 @@ impl NodeSpec {
     /// Declared `disabled`: not started at boot; a control `Activate` starts it.
     pub const fn disabled(mut self) -> Self {
         self.disabled = true;
+        self
+    }
+
+    /// Settings-gated bring-up (feature `enabled-if`): each `start()` asks
+    /// `enabled` for this node while it is down, and `false` latches
+    /// `disabled` as the `disabled` marker would. `true` clears nothing, so a
+    /// `deactivate` survives `start()`; `activate` and `start_node` start the
+    /// node anyway.
+    #[cfg(feature = "enabled-if")]
+    pub const fn with_enabled_if(mut self, enabled: fn() -> bool) -> Self {
+        self.enabled_if = Some(enabled);
         self
     }
 
