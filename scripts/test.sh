@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # Every feature that links on the host (`defmt` needs a target logger; the
 # `trace` family needs hook symbols, so its test runs on its own below).
 HOST_FEATURES="control,pool,macros,readiness,liveness,local-resources,heap-state"
-for f in controller events metadata-names; do
+for f in controller events metadata-names enabled-if; do
     grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
 done
 
@@ -21,6 +21,10 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "rustfmt"
 cargo fmt --all --check
+
+step "structure: no macro fn over 80 lines, no import circle in the runtime"
+scripts/fn-lengths.sh 80 $(find macros/src -name '*.rs')
+scripts/module-deps.sh
 
 step "clippy"
 cargo clippy --workspace --all-targets --features "embassy-supervisor/$HOST_FEATURES" -- -D warnings
@@ -41,7 +45,7 @@ else
 fi
 
 step "each feature on its own"
-for f in control pool macros readiness liveness controller events \
+for f in control pool macros readiness liveness controller events enabled-if \
     trace trace-hooks trace-nested metadata-names trace-names; do
     cargo check -q -p embassy-supervisor --no-default-features --features "$f"
 done

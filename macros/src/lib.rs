@@ -29,6 +29,7 @@ use syn::{Ident, LitStr, Token, braced, bracketed};
 
 mod analyze;
 mod codegen;
+mod model;
 mod parse;
 
 #[cfg(test)]
@@ -62,6 +63,10 @@ fn pool_feature() -> bool {
 
 fn readiness() -> bool {
     cfg!(feature = "readiness")
+}
+
+fn enabled_if_feature() -> bool {
+    cfg!(feature = "enabled-if")
 }
 
 fn local_resources() -> bool {

@@ -22,6 +22,9 @@ pub struct Item {
 
 pub enum ItemKind {
     Executor(Ident),
+    /// `default executor NAME;`: declares NAME and routes every spawn the
+    /// macro emits without `executor:` through it (the `default` keyword).
+    DefaultExecutor(Ident, Ident),
     Node(Decl),
     Pool(Decl),
 }
@@ -37,6 +40,8 @@ pub struct Decl {
 }
 
 pub struct Clause {
+    /// `#[cfg(..)]` gates (only value clauses accept one; `analyze` checks).
+    pub attrs: Vec<Attribute>,
     pub keyword: Ident,
     pub value: ClauseValue,
 }
@@ -53,6 +58,7 @@ pub enum ClauseValue {
     SlotTimeout(LitInt),
     Executor(Ident),
     Disabled,
+    EnabledIf(Expr),
     Policy(Option<Type>, Expr),
     Min(Expr),
     Max(Expr),
@@ -114,6 +120,18 @@ impl Parse for Item {
                 input.parse::<Token![;]>()?;
                 ItemKind::Executor(name)
             }
+            "default" => {
+                let ex = input.call(Ident::parse_any)?;
+                if ex != "executor" {
+                    return Err(syn::Error::new(
+                        ex.span(),
+                        "expected `executor` after `default`: `default executor NAME;`",
+                    ));
+                }
+                let name: Ident = input.parse()?;
+                input.parse::<Token![;]>()?;
+                ItemKind::DefaultExecutor(keyword, name)
+            }
             "node" => ItemKind::Node(parse_decl(input, keyword, false)?),
             "pool" => ItemKind::Pool(parse_decl(input, keyword, true)?),
             "name" => {
@@ -125,7 +143,10 @@ impl Parse for Item {
             _ => {
                 return Err(syn::Error::new(
                     keyword.span(),
-                    format!("unknown item `{keyword}`: expected `node`, `pool` or `executor`"),
+                    format!(
+                        "unknown item `{keyword}`: expected `node`, `pool`, `executor` or \
+                         `default executor`"
+                    ),
                 ));
             }
         };
@@ -179,6 +200,7 @@ fn parse_decl(input: ParseStream, keyword: Ident, pool: bool) -> syn::Result<Dec
 
 impl Parse for Clause {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
         let keyword = input.call(Ident::parse_any)?;
         let kw = keyword.to_string();
         let flag = matches!(kw.as_str(), "cancel" | "disabled");
@@ -211,6 +233,7 @@ impl Parse for Clause {
             }
             "cancel" => ClauseValue::Cancel,
             "disabled" => ClauseValue::Disabled,
+            "enabled_if" => ClauseValue::EnabledIf(input.parse()?),
             "slot_timeout" => ClauseValue::SlotTimeout(input.parse().map_err(|e| {
                 syn::Error::new(
                     e.span(),
@@ -238,13 +261,17 @@ impl Parse for Clause {
                     keyword.span(),
                     format!(
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
-                         resources, exit, state, cancel, slot_timeout, executor, disabled \
-                         (pools: policy, min, max)"
+                         resources, exit, state, cancel, slot_timeout, executor, disabled, \
+                         enabled_if (pools: policy, min, max)"
                     ),
                 ));
             }
         };
-        Ok(Clause { keyword, value })
+        Ok(Clause {
+            attrs,
+            keyword,
+            value,
+        })
     }
 }
 

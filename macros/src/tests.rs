@@ -14,6 +14,8 @@ const SEEDS: &[&str] = &[
     "node A = Terminate, deps: [], task: w::<T>(x()), resources: [#[cfg(feature = \"x\")] LED: Led, D: consume Drv, S: shared u8], exit: u8, cancel;",
     "node B = Terminate, deps: [], spawn: |s: Spawner| { s.spawn(t(&B)?); Ok(()) }, disabled;",
     "pool W = [Terminate, OnDemand, OnDemand], deps: [N], task: h, resources: [C: Conn], policy: DeferredShrink::new(Duration::from_secs(5)), min: 1, max: 3, slot_timeout: 100, cancel; node N = Terminate, deps: [];",
+    "default executor T; executor O; node A = Terminate, task: w; node B = Pause, executor: O, spawn: b(1); node C = OnDemand, spawn: |s: Spawner| { s.spawn(c(&C)?); Ok(()) };",
+    "node A = Terminate, task: w, #[cfg(x)] slot_timeout: 5, #[cfg(y)] disabled, deps: [B]; node B = Pause; pool P = [OnDemand], max: 1, task: t, min: 1, policy: X::new();",
     "pool P = [OnDemand], deps: [], spawn: t, policy: MyPolicy = make(), min: FLOOR, max: FLOOR + 1; #[cfg(x)] node Q = Terminate, deps: [P, #[cfg(y)] R]; node R = OnDemand, deps: [];",
 ];
 
@@ -31,7 +33,9 @@ const VOCAB: &[&str] = &[
     "cancel",
     "slot_timeout",
     "executor",
+    "default",
     "disabled",
+    "enabled_if",
     "policy",
     "min",
     "max",
@@ -158,6 +162,21 @@ fn seeds_expand_without_errors() {
     }
 }
 
+/// `enabled_if:`, valid only with the `enabled-if` feature (the fuzz test
+/// mutates it either way).
+const ENABLED_IF_SEED: &str = "node E = Terminate, task: w, enabled_if: crate::on, #[cfg(x)] disabled; node F = OnDemand, spawn: f, #[cfg(y)] enabled_if: g;";
+
+#[cfg(feature = "enabled-if")]
+#[test]
+fn enabled_if_expands_gated_and_plain() {
+    let out = expand_graph(ENABLED_IF_SEED.parse().unwrap()).to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains("with_enabled_if (crate :: on)"), "{out}");
+    // The gated predicate goes through a wrapper that compiles `g` only
+    // under its gate.
+    assert!(out.contains("fn __es_enabled_f_1"), "{out}");
+}
+
 #[test]
 fn cycle_is_named() {
     let out = expand_graph(
@@ -175,7 +194,11 @@ const FUZZ_CASES: usize = 40_000;
 #[test]
 fn fuzz_random_and_mutated_streams_never_panic() {
     let mut r = Rng(0x5eed_5eed_5eed_5eed);
-    let seeds: Vec<TokenStream> = SEEDS.iter().map(|s| s.parse().unwrap()).collect();
+    let seeds: Vec<TokenStream> = SEEDS
+        .iter()
+        .chain([&ENABLED_IF_SEED])
+        .map(|s| s.parse().unwrap())
+        .collect();
     for case in 0..FUZZ_CASES {
         let input = if case % 4 == 0 {
             random_stream(&mut r, 0)
@@ -245,5 +268,150 @@ fn opt_in_kinds_expand_and_survive_mutation() {
             ts = mutate(&mut r, ts, 0);
         }
         must_not_panic(ts);
+    }
+}
+
+/// Expansion snapshots: representative graphs whose expansion is pinned
+/// token for token (spans aside; the compile-fail suite pins those), so a
+/// refactor of `analyze`/`codegen` is provably behaviour-free. Regenerate
+/// after an intended change with `SNAPSHOTS=overwrite cargo test -p
+/// embassy-supervisor-macros snapshot` and review the diff.
+mod snapshots {
+    use super::*;
+
+    /// One line per statement: reviewable diffs, same tokens.
+    fn pretty(ts: TokenStream) -> String {
+        let mut s = ts.to_string().replace("; ", ";\n");
+        s = s.replace("{ ", "{\n").replace(" }", "\n}");
+        s.push('\n');
+        s
+    }
+
+    fn check(name: &str, out: TokenStream) {
+        let got = pretty(out);
+        assert!(!got.contains("compile_error"), "{name}: {got}");
+        let path = format!("{}/src/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
+            std::fs::write(&path, &got).unwrap();
+            return;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e} (SNAPSHOTS=overwrite writes it)"));
+        if got != want {
+            let line = got
+                .lines()
+                .zip(want.lines())
+                .position(|(g, w)| g != w)
+                .unwrap_or(got.lines().count().min(want.lines().count()));
+            panic!(
+                "{name}: the expansion changed at line {}:\n got: {:?}\nwant: {:?}",
+                line + 1,
+                got.lines().nth(line),
+                want.lines().nth(line)
+            );
+        }
+    }
+
+    fn graph(name: &str, src: &str) {
+        check(name, expand_graph(src.parse().unwrap()));
+    }
+
+    /// The recipes' dependency chain, unnamed: the default `GRAPH` (the
+    /// unnamed graph also emits the trace hooks under `trace-hooks`).
+    #[cfg(not(feature = "trace-hooks"))]
+    #[test]
+    fn snapshot_chain() {
+        graph(
+            "chain",
+            "node SENSOR = Terminate, deps: [], task: sensor_worker;
+             node REPORTER = Terminate, deps: [SENSOR], task: reporter_worker;",
+        );
+    }
+
+    /// The resources, exit and cancel recipes in one graph: every resource
+    /// kind, exit slots with and without `cancel`, call forms.
+    #[test]
+    fn snapshot_resources_exit_cancel() {
+        graph(
+            "resources_exit_cancel",
+            "name: RES;
+             node BLINK = Terminate, deps: [], task: blink,
+                 resources: [LED: Led, DRV: consume Driver, STACK: shared u16];
+             node OTHER = Terminate, deps: [BLINK], task: other, resources: [STACK: shared u16];
+             node ONCE = Terminate, deps: [], task: once, exit: Outcome;
+             node TELEM = Pause, deps: [OTHER], task: telemetry::<u8>, pool_size: 2;
+             node DONE = Terminate, deps: [], task: finite(21), cancel, exit: u8;
+             node STOPPED = OnDemand, deps: [DONE], task: never_done, cancel;",
+        );
+    }
+
+    /// Pools (node deps on a pool, a pool on an executor, typed policy),
+    /// per-member gates, cfg'd items, closure and partial-call spawns.
+    #[cfg(feature = "pool")]
+    #[test]
+    fn snapshot_pools_executors_cfg() {
+        graph(
+            "pools_executors_cfg",
+            "name: POOLS;
+             executor CORE1;
+             #[cfg(feature = \"x\")] executor CORE2;
+             node BROKER = Terminate, deps: [], task: serve, slot_timeout: 300u32;
+             pool WORKERS = [Terminate, OnDemand, OnDemand], deps: [BROKER], task: handler,
+                 resources: [CONN: Conn, #[cfg(y)] CFG: shared u8],
+                 policy: DeferredShrink::new(Duration::from_secs(5)),
+                 min: FLOOR, max: FLOOR + 2, cancel;
+             #[cfg(z)]
+             pool CRUNCH = [OnDemand, OnDemand], deps: [], executor: CORE1, task: serve,
+                 policy: P = make(), min: 0, max: 2;
+             pool HANDLERS = [Terminate, OnDemand], deps: [], spawn: member(9),
+                 policy: DeferredShrink::new(D), min: 1, max: 2, slot_timeout: 300;
+             node DISPATCHER = Terminate, deps: [WORKERS, #[cfg(z)] CRUNCH], task: serve;
+             node PARKED = Pause, deps: [DISPATCHER], disabled;
+             node CL = Terminate, deps: [], spawn: |s: Spawner| { s.spawn(t(&CL)?); Ok(()) };
+             node CL2 = Terminate, deps: [], spawn: |s: Spawner| -> R { s.spawn(t(&CL2)?); Ok(()) };
+             node ROUTED = Terminate, deps: [], executor: CORE1, spawn: routed_task(1, 2);",
+        );
+    }
+
+    /// `ready` deps (feature `readiness`) and the opt-in `local` and
+    /// `state:` kinds.
+    #[cfg(all(
+        feature = "readiness",
+        feature = "local-resources",
+        feature = "heap-state"
+    ))]
+    #[test]
+    fn snapshot_opt_in_kinds() {
+        graph(
+            "opt_in_kinds",
+            "name: OPT;
+             node R = Terminate, deps: [], task: radio,
+                 resources: [RUN: local consume Runner, H: shared local Handle],
+                 state: Buf = Buf::new();
+             node S = Terminate, deps: [R ready], task: s, state: u32 = 0;",
+        );
+    }
+
+    /// A composed graph: a fragment's items and the compose site's own.
+    #[test]
+    fn snapshot_composed() {
+        check(
+            "composed",
+            expand_compose(
+                "@compose { (\"NET_FRAG\" { node NET = Terminate, deps: [], task: net; }) }
+                 @rest [] @name [COMPOSED]
+                 @graph { node APP = Terminate, deps: [NET], task: app; }"
+                    .parse()
+                    .unwrap(),
+            ),
+        );
+        check(
+            "fragment",
+            expand_fragment(
+                "name: NET_FRAG; node NET = Terminate, deps: [], task: $crate::net;"
+                    .parse()
+                    .unwrap(),
+            ),
+        );
     }
 }

@@ -7,19 +7,10 @@ use embassy_sync::channel::Channel;
 
 use crate::TaskNode;
 use crate::error::ControlQueueFull;
+pub use crate::payload::ControlOp;
 
 /// Commands the mailbox holds before `request_control` waits for room.
 pub const CONTROL_QUEUE_DEPTH: usize = 4;
-
-/// A control operation. Start/stop/pause/resume fold onto these per mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ControlOp {
-    /// Clear `disabled` and bring the node up with its dependencies.
-    Activate,
-    /// Latch `disabled` and stop the node with its dependents.
-    Deactivate,
-}
 
 /// A queued control command.
 #[derive(Clone, Copy, Debug)]

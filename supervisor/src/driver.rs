@@ -131,7 +131,7 @@ impl<const N: usize> Supervisor<N> {
                 continue;
             }
             pass.steps += 1;
-            let now = Instant::from_ticks(crate::wait::now());
+            let now = Instant::from_ticks(crate::clock::now());
             let decision = pool.decide(self.load_of(*pool), now);
             if let Some(at) = decision.recheck_at {
                 pass.earliest = Some(pass.earliest.map_or(at, |e| e.min(at)));

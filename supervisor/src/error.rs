@@ -88,26 +88,6 @@ impl defmt::Format for RunError {
     }
 }
 
-/// Returned by the `run_cancellable*` combinators when a stop was requested
-/// before the raced future completed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Aborted;
-
-impl fmt::Display for Aborted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("aborted by a shutdown request")
-    }
-}
-
-impl core::error::Error for Aborted {}
-
-#[cfg(feature = "defmt")]
-impl defmt::Format for Aborted {
-    fn format(&self, f: defmt::Formatter) {
-        defmt::write!(f, "aborted by a shutdown request")
-    }
-}
-
 /// The control mailbox was full; the command was *not* queued (nothing is
 /// dropped silently). Retry, or use the awaiting `request_control`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -94,37 +94,37 @@ pub enum EventKind {
         /// The command's target.
         node: &'static str,
         /// The operation.
-        op: crate::ControlOp,
+        op: crate::payload::ControlOp,
     },
     /// The controller accepted a submission into its intake.
     #[cfg(feature = "controller")]
     ControllerSubmitted {
         /// The slot key.
-        slot: crate::controller::Key,
+        slot: crate::payload::Key,
         /// The job's target.
         target: &'static str,
         /// The policy it carries.
-        policy: crate::controller::AdmissionPolicy,
+        policy: crate::payload::AdmissionPolicy,
     },
     /// The controller rejected a submission.
     #[cfg(feature = "controller")]
     ControllerRejected {
         /// The slot key.
-        slot: crate::controller::Key,
+        slot: crate::payload::Key,
         /// The job's target.
         target: &'static str,
         /// Why.
-        kind: crate::controller::RejectKind,
+        kind: crate::payload::RejectKind,
     },
     /// A controller slot changed status.
     #[cfg(feature = "controller")]
     ControllerSlotTransition {
         /// The slot key.
-        slot: crate::controller::Key,
+        slot: crate::payload::Key,
         /// The status it left.
-        from: crate::controller::SlotStatusKind,
+        from: crate::payload::SlotStatusKind,
         /// The status it entered.
-        to: crate::controller::SlotStatusKind,
+        to: crate::payload::SlotStatusKind,
     },
 }
 
@@ -138,7 +138,7 @@ pub fn subscribe() -> Result<EventSubscriber, SubscribeError> {
 /// Publish `kind`, stamped now. Never waits, never fails.
 pub(crate) fn publish(kind: EventKind) {
     EVENTS.immediate_publisher().publish_immediate(Event {
-        at: Instant::from_ticks(crate::wait::now()),
+        at: Instant::from_ticks(crate::clock::now()),
         kind,
     });
 }

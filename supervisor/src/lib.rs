@@ -19,19 +19,24 @@
 
 mod log;
 
-mod cancel;
+mod bind;
+mod clock;
 mod driver;
+#[cfg(feature = "enabled-if")]
+mod enabled_if;
 mod error;
 mod graph;
 mod node;
 mod notify;
+mod payload;
 mod resource;
-mod spec;
 mod supervisor;
 mod wait;
 
 #[cfg(feature = "control")]
 mod control;
+#[cfg(feature = "controller")]
+mod controller_port;
 #[cfg(feature = "pool")]
 mod pool;
 
@@ -42,12 +47,12 @@ pub mod event;
 #[cfg(feature = "trace")]
 pub mod trace;
 
-pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
+pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
-pub use node::{Mode, SpawnFn, TaskNode};
+pub use node::{Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SpawnFn, TaskNode};
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
-pub use spec::NodeSpec;
-pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};
+pub use supervisor::Supervisor;
+pub use wait::SHUTDOWN_ACK_TIMEOUT;
 
 #[cfg(feature = "control")]
 pub use control::{
@@ -94,6 +99,17 @@ pub mod __private {
         fn into_spawn_result(self) -> Result<(), SpawnError> {
             self
         }
+    }
+
+    /// `slot_timeout:` under a `#[cfg]` gate: the value, or 0 (the default)
+    /// when the gate is off. A const fn keeps the spec a constant expression.
+    pub const fn gated_ms(ms: u16, on: bool) -> u16 {
+        if on { ms } else { 0 }
+    }
+
+    /// `disabled` under a `#[cfg]` gate.
+    pub const fn disabled_if(spec: crate::NodeSpec, on: bool) -> crate::NodeSpec {
+        if on { spec.disabled() } else { spec }
     }
 
     /// A free fn rather than a method call so a body ending in `Ok(())`

@@ -13,10 +13,22 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
 
-use crate::cancel::Cancellable;
-use crate::error::Aborted;
 use crate::notify;
-use crate::spec::NodeSpec;
+use cancel::Cancellable;
+
+mod cancel;
+mod spec;
+
+pub use cancel::Aborted;
+#[cfg(feature = "pool")]
+pub(crate) use spec::NO_POOL;
+pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec};
+#[cfg(feature = "trace")]
+mod poll_stats;
+#[cfg(feature = "trace")]
+pub use poll_stats::NodeStats;
+#[cfg(feature = "trace")]
+pub(crate) use poll_stats::{NodeTrace, add as add_single_writer};
 
 /// What the whole-graph transitions do to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +73,10 @@ pub(crate) mod flag {
     pub const READY: u16 = 1 << 6;
     /// A resume is pending for a parked `Pause` instance.
     pub const RESUME: u16 = 1 << 7;
+    /// The `DISABLED` latch was set by the node's `enabled_if:` predicate,
+    /// not by a human: `start_node` may lift it.
+    #[cfg(feature = "enabled-if")]
+    pub const GATED: u16 = 1 << 8;
     /// More than one task has waited on this node's task waker: the others
     /// wait in the crate-wide observer list, which stop requests must wake.
     pub const SHARED_WAIT: u16 = 1 << 9;
@@ -89,7 +105,7 @@ pub struct TaskNode {
     #[cfg(feature = "liveness")]
     last_beat: AtomicU32,
     #[cfg(feature = "trace")]
-    trace: crate::trace::NodeTrace,
+    trace: NodeTrace,
 }
 
 impl core::ops::Deref for TaskNode {
@@ -110,7 +126,7 @@ impl TaskNode {
             #[cfg(feature = "liveness")]
             last_beat: AtomicU32::new(0),
             #[cfg(feature = "trace")]
-            trace: crate::trace::NodeTrace::new(),
+            trace: NodeTrace::new(),
         }
     }
 
@@ -278,9 +294,11 @@ impl TaskNode {
     }
 
     fn load_changed(&self) {
+        // What `pool::request_scale` does: the pool driver re-evaluates on
+        // every change of the notify epoch.
         #[cfg(feature = "pool")]
-        if self.pool != crate::spec::NO_POOL {
-            crate::pool::request_scale();
+        if self.pool != NO_POOL {
+            notify::changed();
         }
     }
 
@@ -305,42 +323,9 @@ impl TaskNode {
         notify::changed();
     }
 
-    /// Attribute the task behind `token` to this node: under `trace` its
-    /// polls are charged to the node, under `metadata-names` the task's
-    /// metadata carries the node's name. The generated spawn glue calls it;
-    /// a hand-written spawn fn should call it before `Spawner::spawn`.
-    /// Without those features it compiles to nothing.
-    ///
-    /// ```
-    /// use embassy_executor::{SpawnError, Spawner};
-    /// use embassy_supervisor::TaskNode;
-    ///
-    /// #[embassy_executor::task(pool_size = 4)]
-    /// async fn worker(node: &'static TaskNode) {
-    ///     let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
-    ///     node.mark_exited();
-    /// }
-    ///
-    /// // A `SpawnFn` for every node that runs `worker`.
-    /// fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
-    ///     let token = worker(node)?;
-    ///     node.bind(&token);
-    ///     s.spawn(token);
-    ///     Ok(())
-    /// }
-    /// ```
-    #[inline]
-    pub fn bind<S>(&'static self, token: &SpawnToken<S>) {
-        #[cfg(feature = "trace")]
-        crate::trace::bind(self, token.id());
-        #[cfg(feature = "metadata-names")]
-        token.metadata().set_name(self.spec.name);
-        let _ = token;
-    }
-
     /// This node's poll accounting across its instances (feature `trace`).
     #[cfg(feature = "trace")]
-    pub fn trace_stats(&self) -> crate::trace::NodeStats {
+    pub fn trace_stats(&self) -> NodeStats {
         self.trace.stats()
     }
 
@@ -351,7 +336,7 @@ impl TaskNode {
     }
 
     #[cfg(feature = "trace")]
-    pub(crate) fn trace_state(&self) -> &crate::trace::NodeTrace {
+    pub(crate) fn trace_state(&self) -> &NodeTrace {
         &self.trace
     }
 
@@ -361,9 +346,9 @@ impl TaskNode {
     #[cfg(feature = "readiness")]
     pub fn set_ready(&self) {
         self.state.fetch_or(flag::READY, Ordering::AcqRel);
+        // Also what `pool::request_scale` does: the pool driver re-evaluates
+        // on this change.
         notify::changed();
-        #[cfg(feature = "pool")]
-        crate::pool::request_scale();
     }
 
     /// Withdraw readiness. Status, not control: running dependents keep running.
@@ -378,12 +363,6 @@ impl TaskNode {
     #[cfg(feature = "readiness")]
     pub fn is_ready(&self) -> bool {
         self.has(flag::READY)
-    }
-
-    /// Wait until the node is ready. Any number of tasks may wait.
-    #[cfg(feature = "readiness")]
-    pub async fn wait_ready(&self) {
-        crate::wait::Until::forever(crate::wait::Cond::Ready(self)).await;
     }
 
     // ---- liveness -------------------------------------------------------
@@ -521,7 +500,26 @@ impl TaskNode {
         requested
     }
 
+    /// Latch `disabled` on behalf of the `enabled_if:` predicate.
+    #[cfg(feature = "enabled-if")]
+    pub(crate) fn latch_gated(&self) {
+        self.state
+            .fetch_or(flag::DISABLED | flag::GATED, Ordering::AcqRel);
+    }
+
+    /// Lift a latch the predicate set (not a human's): true if it did.
+    #[cfg(feature = "enabled-if")]
+    pub(crate) fn lift_gated(&self) -> bool {
+        let both = flag::DISABLED | flag::GATED;
+        self.flags() & both == both && self.state.fetch_and(!both, Ordering::AcqRel) & both == both
+    }
+
     pub(crate) fn set_disabled(&self, disabled: bool) {
+        // Any explicit latch or release is a human's: the predicate's mark goes.
+        #[cfg(feature = "enabled-if")]
+        if self.has(flag::GATED) {
+            self.state.fetch_and(!flag::GATED, Ordering::AcqRel);
+        }
         // A plain load first: cascades mostly meet nodes already in the
         // wanted state, and a load is cheaper than a read-modify-write
         // (a critical section on Cortex-M0).
@@ -563,7 +561,7 @@ impl defmt::Format for TaskNode {
 fn now_ticks32() -> u32 {
     // Truncation is intended: ages are computed with wrapping arithmetic, and
     // a 32-bit word needs no 64-bit atomics on 32-bit targets.
-    crate::wait::now() as u32
+    crate::clock::now() as u32
 }
 
 /// The one waker of the node's own task (it waits for a stop or a resume).

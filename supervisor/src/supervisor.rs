@@ -15,13 +15,6 @@ use crate::node::{Mode, flag};
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
-/// How long a stop waits for the node's ack before returning [`ShutdownTimeout`].
-pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
-
-/// How long a spawn waits for each of its gates (resource slot, executor
-/// slot, `ready` dep) unless the node sets `slot_timeout:`.
-pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
-
 const NO_NODE: u16 = u16::MAX;
 
 /// Orchestrates one [`Graph`]. Construction is free and `const`:
@@ -40,7 +33,7 @@ pub struct Supervisor<const N: usize> {
     /// pools do not regrow a torn-down graph.
     halted: AtomicBool,
     #[cfg(feature = "controller")]
-    pub(crate) controller: Option<&'static dyn crate::controller::DriveController>,
+    pub(crate) controller: Option<&'static dyn crate::controller_port::DriveController>,
 }
 
 impl<const N: usize> Supervisor<N> {
@@ -94,6 +87,8 @@ impl<const N: usize> Supervisor<N> {
     // A plain fn returning the shared bring-up future: no wrapper state
     // machine per verb (flash).
     pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), SpawnError>> + '_ {
+        #[cfg(feature = "enabled-if")]
+        self.latch_enabled_if();
         #[cfg(feature = "trace")]
         if !crate::trace::register_graph(self.graph) {
             log_warn!("trace: more than MAX_GRAPHS graphs; this one's nodes are not named");
@@ -107,7 +102,7 @@ impl<const N: usize> Supervisor<N> {
     /// never loses its dependencies; the graph is then partially down.
     pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
-        let _closing = crate::controller::Closing::new(self.controller);
+        let _closing = crate::controller_port::Closing::new(self.controller);
         self.halted.store(true, Ordering::Release);
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
@@ -121,7 +116,7 @@ impl<const N: usize> Supervisor<N> {
     /// node past a wedged one and returns the first timeout at the end.
     pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
-        let _closing = crate::controller::Closing::new(self.controller);
+        let _closing = crate::controller_port::Closing::new(self.controller);
         self.halted.store(true, Ordering::Release);
         let mut first = Ok(());
         for node in self.nodes_in_order().rev() {
@@ -202,6 +197,8 @@ impl<const N: usize> Supervisor<N> {
         if f & (flag::DETACHED | flag::RUNNING) != 0 {
             return Ok(());
         }
+        #[cfg(feature = "enabled-if")]
+        let f = if node.lift_gated() { node.flags() } else { f };
         if f & flag::DISABLED != 0 {
             log_warn!(
                 "start_node: `{}` is disabled (activate it first)",

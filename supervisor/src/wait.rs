@@ -14,11 +14,14 @@ use embassy_time::Duration;
 #[cfg(any(feature = "pool", feature = "controller"))]
 use embassy_time::Instant;
 
-use crate::SHUTDOWN_ACK_TIMEOUT;
 use crate::TaskNode;
+use crate::clock::now;
 use crate::node::flag;
 use crate::notify;
 use crate::resource::Gate;
+
+/// How long a stop waits for the node's ack before returning [`ShutdownTimeout`](crate::ShutdownTimeout).
+pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
 
 /// What an [`Until`] waits for.
 #[derive(Clone, Copy)]
@@ -145,13 +148,6 @@ fn after(timeout: Duration) -> u64 {
     now().saturating_add(timeout.as_ticks())
 }
 
-// Out of line: a time driver's `now` (a critical section around a counter
-// read, typically) is otherwise inlined at every call site (flash).
-#[inline(never)]
-pub(crate) fn now() -> u64 {
-    embassy_time_driver::now()
-}
-
 impl Future for Until<'_> {
     type Output = bool;
 
@@ -188,5 +184,15 @@ impl Future for Until<'_> {
         } else {
             Poll::Pending
         }
+    }
+}
+
+// A node verb, defined here so `node` needs nothing from `wait` (which is
+// built on `TaskNode`): imports point one way.
+#[cfg(feature = "readiness")]
+impl TaskNode {
+    /// Wait until the node is ready. Any number of tasks may wait.
+    pub async fn wait_ready(&self) {
+        Until::forever(Cond::Ready(self)).await;
     }
 }

@@ -13,6 +13,8 @@ fn ui() {
     t.compile_fail("tests/ui/no_pool/*.rs");
     #[cfg(not(feature = "readiness"))]
     t.compile_fail("tests/ui/no_readiness/*.rs");
+    #[cfg(not(feature = "enabled-if"))]
+    t.compile_fail("tests/ui/no_enabled_if/*.rs");
     #[cfg(feature = "local-resources")]
     t.compile_fail("tests/ui/local_resources/*.rs");
     #[cfg(not(feature = "local-resources"))]

@@ -6,46 +6,13 @@ use embassy_executor::{SpawnError, Spawner};
 use embassy_time::{Duration, Instant};
 
 use super::*;
-
-mod sealed {
-    use super::*;
-
-    /// One admission handed to the driver: spawn `node` for slot `slot`.
-    #[derive(Clone, Copy)]
-    pub struct Admission {
-        pub slot: usize,
-        pub node: &'static TaskNode,
-    }
-
-    /// The driver's view of a controller (object-safe, non-generic, so the
-    /// supervisor holds any controller behind one reference).
-    pub trait Drive {
-        /// Apply submissions and resolve owners that are down; then, if
-        /// `admit`, pick the next job to start.
-        fn next_admission(&self, admit: bool) -> Option<Admission>;
-        fn admitted(&self, a: Admission, result: Result<(), SpawnError>);
-        fn close(&self);
-        fn reopen(&self);
-        /// The owner of a slot that has waited longer than `ack` for its
-        /// stopped owner (Replace) to go down, or else the earliest instant
-        /// at which one could.
-        fn overdue(
-            &self,
-            now: Instant,
-            ack: Duration,
-        ) -> Result<Option<Instant>, &'static TaskNode>;
-    }
-}
-pub(super) use sealed::{Admission, Drive};
-
-/// A controller the supervisor can drive (implemented by [`Controller`]).
-pub trait DriveController: Drive + Sync {}
+use crate::controller_port::{Admission, Drive, DriveController};
 
 impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W: usize> Drive
     for Controller<P, S, D, I, W>
 {
     fn next_admission(&self, admit: bool) -> Option<Admission> {
-        let now = Instant::from_ticks(crate::wait::now());
+        let now = Instant::from_ticks(crate::clock::now());
         let (admission, delivery) = self.state.lock(|s| {
             let mut s = s.borrow_mut();
             s.drain_intake(now);
@@ -78,7 +45,7 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
     }
 
     fn admitted(&self, a: Admission, result: Result<(), SpawnError>) {
-        let now = Instant::from_ticks(crate::wait::now());
+        let now = Instant::from_ticks(crate::clock::now());
         let inbox = self
             .state
             .lock(|s| s.borrow_mut().admitted(a.slot, result, now));
@@ -90,12 +57,12 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
     }
 
     fn close(&self) {
-        let now = Instant::from_ticks(crate::wait::now());
+        let now = Instant::from_ticks(crate::clock::now());
         self.state.lock(|s| s.borrow_mut().close(now));
     }
 
     fn reopen(&self) {
-        let now = Instant::from_ticks(crate::wait::now());
+        let now = Instant::from_ticks(crate::clock::now());
         self.state.lock(|s| {
             let mut s = s.borrow_mut();
             s.sweep(now);
@@ -132,28 +99,6 @@ impl Drop for AdmitGuard {
     }
 }
 
-/// Held by `teardown`: closes the controller (queued work resolves
-/// `ShuttingDown`) and, when dropped, resolves the owners that went down and
-/// reopens it.
-pub(crate) struct Closing(Option<&'static dyn DriveController>);
-
-impl Closing {
-    pub(crate) fn new(ctrl: Option<&'static dyn DriveController>) -> Self {
-        if let Some(c) = ctrl {
-            c.close();
-        }
-        Self(ctrl)
-    }
-}
-
-impl Drop for Closing {
-    fn drop(&mut self) {
-        if let Some(c) = self.0 {
-            c.reopen();
-        }
-    }
-}
-
 impl<const N: usize> Supervisor<N> {
     /// Drive `ctrl` from [`run`](Self::run). One controller per supervisor.
     pub const fn with_controller(mut self, ctrl: &'static dyn DriveController) -> Self {
@@ -185,7 +130,7 @@ impl<const N: usize> Supervisor<N> {
             guard.finish(result);
         }
         ctrl.overdue(
-            Instant::from_ticks(crate::wait::now()),
+            Instant::from_ticks(crate::clock::now()),
             crate::SHUTDOWN_ACK_TIMEOUT,
         )
         .map_err(|node| {

@@ -27,9 +27,8 @@ mod drive;
 mod machine;
 mod spec;
 
-use drive::Admission;
-pub(crate) use drive::Closing;
-pub use drive::DriveController;
+use crate::controller_port::Admission;
+pub use crate::controller_port::DriveController;
 pub use spec::*;
 
 // ---- internals ----------------------------------------------------------
@@ -304,7 +303,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
 
     /// A point-in-time view of every slot in use.
     pub fn snapshot(&self) -> ControllerSnapshot<SLOTS> {
-        let now = Instant::from_ticks(crate::wait::now());
+        let now = Instant::from_ticks(crate::clock::now());
         self.state.lock(|s| {
             let s = s.borrow();
             let mut slots = [None; SLOTS];

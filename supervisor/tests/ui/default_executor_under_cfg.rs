@@ -1,10 +1,10 @@
 use embassy_supervisor::{supervisor_graph, TaskNode};
 async fn w(_n: &'static TaskNode) {}
-#[embassy_executor::task]
-async fn t(_n: &'static TaskNode) {}
 
 supervisor_graph! {
-    node A = Terminate, task: w, deps: [];
+    #[cfg(feature = "irq")]
+    default executor THREAD;
+    node A = Terminate, task: w;
 }
 
 fn main() {}

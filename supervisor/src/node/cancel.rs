@@ -5,12 +5,12 @@
 //! storage, which is RAM per node, and as a plain struct it is the node
 //! reference, one flag and the work future, with no generator bookkeeping.
 
+use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::TaskNode;
-use crate::error::Aborted;
+use super::TaskNode;
 
 pin_project_lite::pin_project! {
     /// Resolves with the work's output, or `Err(Aborted)` once a stop is
@@ -47,5 +47,25 @@ impl<F: Future> Future for Cancellable<'_, F> {
             return Poll::Ready(Err(Aborted));
         }
         Poll::Pending
+    }
+}
+
+/// Returned by the `run_cancellable*` combinators when a stop was requested
+/// before the raced future completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aborted;
+
+impl fmt::Display for Aborted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("aborted by a shutdown request")
+    }
+}
+
+impl core::error::Error for Aborted {}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for Aborted {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "aborted by a shutdown request")
     }
 }

@@ -2,8 +2,12 @@
 //! to wait for before spawning, its slot and pool). It is a `const` value the
 //! node refers to, so it stays in flash: a node's RAM is only its state.
 
-use crate::node::{Mode, SpawnFn};
+use super::{Mode, SpawnFn};
 use crate::resource::Gate;
+
+/// How long a spawn waits for each of its gates (resource slot, executor
+/// slot, `ready` dep) unless the node sets `slot_timeout:`.
+pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
 
 /// Pool index of a node that belongs to no pool.
 #[cfg(feature = "pool")]
@@ -31,6 +35,9 @@ pub struct NodeSpec {
     pub(crate) pool: u8,
     /// Starts with the `disabled` latch set.
     pub(crate) disabled: bool,
+    /// `enabled_if:`: `start()` latches `disabled` when it returns `false`.
+    #[cfg(feature = "enabled-if")]
+    pub(crate) enabled_if: Option<fn() -> bool>,
 }
 
 impl NodeSpec {
@@ -47,6 +54,8 @@ impl NodeSpec {
             #[cfg(feature = "pool")]
             pool: NO_POOL,
             disabled: false,
+            #[cfg(feature = "enabled-if")]
+            enabled_if: None,
         }
     }
 
@@ -65,7 +74,7 @@ impl NodeSpec {
     }
 
     /// Per-gate pre-spawn wait in milliseconds (default
-    /// [`DEFAULT_SLOT_TIMEOUT`](crate::DEFAULT_SLOT_TIMEOUT); `0` keeps the default).
+    /// [`DEFAULT_SLOT_TIMEOUT`]; `0` keeps the default).
     pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
         self.slot_timeout_ms = ms;
         self
@@ -74,6 +83,17 @@ impl NodeSpec {
     /// Declared `disabled`: not started at boot; a control `Activate` starts it.
     pub const fn disabled(mut self) -> Self {
         self.disabled = true;
+        self
+    }
+
+    /// Settings-gated bring-up (feature `enabled-if`): each `start()` asks
+    /// `enabled` for this node while it is down, and `false` latches
+    /// `disabled` as the `disabled` marker would. `true` clears nothing, so a
+    /// `deactivate` survives `start()`; `activate` and `start_node` start the
+    /// node anyway.
+    #[cfg(feature = "enabled-if")]
+    pub const fn with_enabled_if(mut self, enabled: fn() -> bool) -> Self {
+        self.enabled_if = Some(enabled);
         self
     }
 
@@ -114,7 +134,7 @@ impl NodeSpec {
     /// The pre-spawn wait per gate.
     pub fn slot_timeout(&self) -> embassy_time::Duration {
         match self.slot_timeout_ms {
-            0 => crate::DEFAULT_SLOT_TIMEOUT,
+            0 => DEFAULT_SLOT_TIMEOUT,
             ms => embassy_time::Duration::from_millis(ms as u64),
         }
     }

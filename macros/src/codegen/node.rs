@@ -1,0 +1,185 @@
+//! A node: its `TaskNode` static (the `NodeSpec` builder chain, with its
+//! gates) and, if the supervisor spawns it, its spawn fn and task shell.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::{Ident, LitInt, LitStr};
+
+use super::rt;
+use super::shell::emit_shell;
+use super::spawn::{node_spawn_fn, spawn_name};
+use crate::model::{Kind, Model, Spawn, Unit};
+
+fn mode(id: &Ident) -> TokenStream {
+    let rt = rt();
+    quote_spanned!(id.span()=> #rt::Mode::#id)
+}
+
+/// Gates awaited before each spawn of one node (`member`: pool index).
+fn gates(u: &Unit, member: Option<usize>) -> TokenStream {
+    let rt = rt();
+    let mut g = Vec::new();
+    for r in &u.resources {
+        let cfg = r.cfg.attr();
+        let name = &r.name;
+        g.push(match (r.kind, member) {
+            (Kind::Shared, _) | (_, None) => quote!(#cfg (&#name as &dyn #rt::Gate),),
+            (_, Some(i)) => quote!(#cfg (&#name[#i] as &dyn #rt::Gate),),
+        });
+    }
+    if let Some(e) = &u.executor {
+        g.push(quote!(&#e as &dyn #rt::Gate,));
+    }
+    if g.is_empty() {
+        TokenStream::new()
+    } else if let Some(i) = member {
+        // `&ARRAY[i]` is not promotable inside a builder call, so a member's
+        // gate list lives in its own (private) static.
+        let list = member_gates_name(u, i);
+        quote!(.with_resources(#list))
+    } else {
+        quote!(.with_resources(&[#(#g)*]))
+    }
+}
+
+pub(super) fn member_gates_name(u: &Unit, i: usize) -> Ident {
+    format_ident!("__ES_GATES_{}_{}", u.name, i)
+}
+
+/// One `TaskNode` (`member`: its index in a pool): the `NodeSpec` builder
+/// chain, in flash.
+pub(super) fn node_expr(
+    m: &Model,
+    u: &Unit,
+    slot: usize,
+    member: Option<usize>,
+    spawn_fn: Option<TokenStream>,
+) -> TokenStream {
+    let rt = rt();
+    let (name_str, md) = match member {
+        None => (u.name.to_string(), mode(&u.modes[0])),
+        Some(i) => (format!("{}[{i}]", u.name), mode(&u.modes[i])),
+    };
+    let name_lit = LitStr::new(&name_str, u.name.span());
+    let spawn = spawn_fn.map(|f| quote!(.with_spawn(#f)));
+    let gates = gates(u, member);
+    let slot = slot as u8;
+    let pool = u.pool.as_ref().map(|_| {
+        // Pools removed by cfg leave no entry in `GRAPH.pools`, so a pool's
+        // index counts only the earlier pools that are compiled in.
+        let idx = format_ident!("__ES_POOL_INDEX_{}", u.name);
+        quote!(.in_pool(#idx))
+    });
+    let spec = spec_values(
+        m,
+        u,
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates),
+    );
+    quote! {
+        #rt::TaskNode::new(&#spec .at(#slot) #pool)
+    }
+}
+
+/// The value clauses on the spec chain: `slot_timeout:`, `disabled`,
+/// `enabled_if:`. A `#[cfg]`-gated value goes through a const fn (the spec
+/// must stay a constant expression, promoted to `'static`, which an `if`
+/// would not be) or, for a predicate, through a wrapper fn.
+fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
+    let rt = rt();
+    // Re-emitted unsuffixed: `100u32` in the DSL still means milliseconds.
+    if let Some((l, cfg)) = &u.slot_timeout
+        && let Ok(ms) = l.base10_parse::<u16>()
+    {
+        let lit = LitInt::new(&ms.to_string(), l.span());
+        spec.extend(if cfg.is_always() {
+            quote!(.with_slot_timeout(#lit))
+        } else {
+            let p = cfg.predicate();
+            quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
+        });
+    }
+    match &u.disabled {
+        None => {}
+        Some(cfg) if cfg.is_always() => spec.extend(quote!(.disabled())),
+        Some(cfg) => {
+            let p = cfg.predicate();
+            spec = quote!(#rt::__private::disabled_if(#spec, ::core::cfg!(#p)));
+        }
+    }
+    if let Some((e, cfg)) = &u.enabled_if {
+        let f = if cfg.is_always() {
+            quote!(#e)
+        } else {
+            let w = enabled_if_name(m, u);
+            quote!(#w)
+        };
+        spec.extend(quote!(.with_enabled_if(#f)));
+    }
+    spec
+}
+
+fn enabled_if_name(m: &Model, u: &Unit) -> Ident {
+    format_ident!(
+        "__es_enabled_{}_{}{}",
+        u.name.unraw().to_string().to_lowercase(),
+        u.first_slot,
+        m.suffix.to_lowercase()
+    )
+}
+
+/// A `#[cfg]`-gated `enabled_if:`: the predicate when the gate holds, else
+/// "enabled" (as if the clause were absent). The user's expression is
+/// compiled only under its gate.
+fn enabled_if_wrapper(m: &Model, u: &Unit) -> TokenStream {
+    let Some((e, cfg)) = &u.enabled_if else {
+        return TokenStream::new();
+    };
+    if cfg.is_always() {
+        return TokenStream::new();
+    }
+    let (item_cfg, p) = (u.cfg.attr(), cfg.predicate());
+    let w = enabled_if_name(m, u);
+    quote! {
+        #item_cfg
+        fn #w() -> bool {
+            #[cfg(#p)]
+            let enabled: fn() -> bool = #e;
+            #[cfg(not(#p))]
+            let enabled: fn() -> bool = || true;
+            enabled()
+        }
+    }
+}
+
+/// A node's `TaskNode` static, its spawn fn, and its task shell.
+pub(super) fn emit_node(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    let cfg = u.cfg.attr();
+    let name = &u.name;
+    let spawn_fn_name = spawn_name(m, u);
+    let has_spawn = !matches!(u.spawn, Spawn::Parked);
+    let node = node_expr(
+        m,
+        u,
+        u.first_slot,
+        None,
+        has_spawn.then(|| quote!(#spawn_fn_name)),
+    );
+    let mut out = quote! {
+        #cfg
+        pub static #name: #rt::TaskNode = #node;
+    };
+    out.extend(enabled_if_wrapper(m, u));
+    if has_spawn {
+        out.extend(node_spawn_fn(m, u));
+    }
+    if let Spawn::Task(f) = &u.spawn {
+        let size = u
+            .pool_size
+            .as_ref()
+            .map_or_else(|| quote!(1usize), |e| quote!(#e));
+        out.extend(emit_shell(m, u, f, size));
+    }
+    out
+}

@@ -1,0 +1,168 @@
+//! The spawn glue: the fn a `NodeSpec` calls to spawn its node (route, take
+//! the resources, build the token, spawn), and the names of generated fns.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
+use syn::{Expr, ExprClosure, Ident, ReturnType};
+
+use super::statics::heap_module_name;
+use super::{exec, rt};
+use crate::analyze::first_span;
+use crate::model::{Form, Kind, Model, Spawn, Unit};
+
+/// The worker's `(path, extras)` for a `task:`/`spawn:` form.
+pub(super) fn callee(f: &Form) -> (TokenStream, Vec<TokenStream>) {
+    match f {
+        Form::Path(p) => (quote!(#p), Vec::new()),
+        Form::Call(p, args) => (quote!(#p), args.iter().map(|a| quote!(#a)).collect()),
+        Form::Closure(c) => (quote!(#c), Vec::new()),
+    }
+}
+
+/// The spawn glue body: route, gather resources, build the token, spawn.
+/// Everything fallible happens before the token exists (a dropped
+/// `SpawnToken` panics), and resources travel as `Lent` guards, so a failed
+/// spawn puts every one of them back.
+fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let route = match &u.executor {
+        Some(e) => quote!(let spawner = #e.get().ok_or(#ex::SpawnError::Busy)?;),
+        None => TokenStream::new(),
+    };
+    let mut takes = Vec::new();
+    let mut args = Vec::new();
+    // Boxed first: an allocation failure leaves every slot untouched.
+    if let Some((_, ty, init)) = &u.state {
+        let heap = heap_module_name(m);
+        // Typed binding first: a wrong init reads "expected `Type`" at the
+        // user's expression, not inside the helper.
+        takes.push(quote! {
+            let __es_state: #ty = #init;
+            let __es_state = #heap::try_box(__es_state).ok_or(#ex::SpawnError::Busy)?;
+        });
+    }
+    for (i, r) in u.resources.iter().enumerate() {
+        let cfg = r.cfg.attr();
+        let v = format_ident!("__es_r{}", i);
+        let name = &r.name;
+        let slot = if u.pool.is_some() && r.kind != Kind::Shared {
+            quote!(#name[#member])
+        } else {
+            quote!(#name)
+        };
+        takes.push(match r.kind {
+            Kind::Shared => quote!(#cfg let #v = #slot.get().ok_or(#ex::SpawnError::Busy)?;),
+            _ => quote!(#cfg let #v = #slot.lend().ok_or(#ex::SpawnError::Busy)?;),
+        });
+        args.push(quote!(#cfg #v,));
+    }
+    if u.state.is_some() {
+        args.push(quote!(__es_state,));
+    }
+    let token = match &u.spawn {
+        Spawn::Task(_) => {
+            let shell = shell_name(m, u);
+            quote!(#shell(#node_ref, #(#args)*)?)
+        }
+        Spawn::Spawn(Form::Closure(c)) => {
+            let c = closure_with_result(c);
+            return quote! {
+                let __es_spawn: fn(#ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> = #c;
+                __es_spawn(spawner)
+            };
+        }
+        Spawn::Spawn(f) => {
+            let (p, extras) = callee(f);
+            quote!(#p(#node_ref, #(#extras),*)?)
+        }
+        Spawn::Parked => return quote!(::core::result::Result::Ok(())),
+    };
+    // `bind` attributes the task to its node (trace, metadata-names); it
+    // compiles to nothing without those features.
+    quote! {
+        #route
+        #(#takes)*
+        let __es_token = #token;
+        #rt::TaskNode::bind(#node_ref, &__es_token);
+        spawner.spawn(__es_token);
+        ::core::result::Result::Ok(())
+    }
+}
+
+/// A closure without a return type gets `-> Result<(), SpawnError>` so `?`
+/// works in its body, whose value (`()` from `Spawner::spawn`, or a
+/// `Result`) is converted through `__private::spawn_result`. An explicit
+/// return type is the user's choice and is kept verbatim.
+fn closure_with_result(c: &ExprClosure) -> TokenStream {
+    if !matches!(c.output, ReturnType::Default) {
+        return quote!(#c);
+    }
+    let rt = rt();
+    let ex = exec();
+    let mut c = c.clone();
+    let body = &c.body;
+    let span = first_span(body);
+    let wrapped: Expr = syn::parse_quote_spanned! {span=>
+        { #rt::__private::spawn_result(#body) }
+    };
+    c.output = syn::parse_quote!(-> ::core::result::Result<(), #ex::SpawnError>);
+    *c.body = wrapped;
+    quote!(#c)
+}
+
+pub(super) fn spawn_name(m: &Model, u: &Unit) -> Ident {
+    format_ident!(
+        "__es_spawn_{}_{}{}",
+        u.name.unraw().to_string().to_lowercase(),
+        u.first_slot,
+        m.suffix.to_lowercase()
+    )
+}
+
+pub(super) fn shell_name(m: &Model, u: &Unit) -> Ident {
+    format_ident!(
+        "__es_task_{}_{}{}",
+        u.name.unraw().to_string().to_lowercase(),
+        u.first_slot,
+        m.suffix.to_lowercase()
+    )
+}
+
+/// A node's spawn fn: the glue for its one `TaskNode`.
+pub(super) fn node_spawn_fn(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let cfg = u.cfg.attr();
+    let name = &u.name;
+    let spawn_fn_name = spawn_name(m, u);
+    let body = glue_body(m, u, quote!(&#name), TokenStream::new());
+    quote! {
+        #cfg
+        #[allow(non_snake_case)]
+        fn #spawn_fn_name(_: &'static #rt::TaskNode, spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+            #body
+        }
+    }
+}
+
+/// A pool's spawn fn: one for every member; it finds the member's index
+/// (for its per-member resource slots) from the node it is given.
+pub(super) fn pool_spawn_fn(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    let ex = exec();
+    let cfg = u.cfg.attr();
+    let spawn_fn_name = spawn_name(m, u);
+    let pool_name = format_ident!("{}_POOL", u.name);
+    let body = glue_body(m, u, quote!(__es_node), quote!(__es_member));
+    quote! {
+        #cfg
+        #[allow(non_snake_case)]
+        fn #spawn_fn_name(__es_node: &'static #rt::TaskNode, spawner: #ex::Spawner) -> ::core::result::Result<(), #ex::SpawnError> {
+            let __es_member = #pool_name.member_index(__es_node).ok_or(#ex::SpawnError::Busy)?;
+            let _ = __es_member;
+            #body
+        }
+    }
+}

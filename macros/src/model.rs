@@ -1,0 +1,154 @@
+//! The checked model: what `analyze` proves about a graph and the only input
+//! `codegen` reads. Every field is already valid; codegen decides no rule.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::{Expr, ExprClosure, ExprPath, Ident, LitInt, Type};
+
+/// The most slots a graph can hold: indices are `u8`.
+pub const MAX_SLOTS: usize = 256;
+
+pub struct Model {
+    pub graph: Ident,
+    pub suffix: String,
+    pub executors: Vec<Executor>,
+    pub units: Vec<Unit>,
+    pub slots: usize,
+    pub take_slots: Vec<TakeSlot>,
+    pub shared_slots: Vec<SharedSlot>,
+    pub any_ready: bool,
+    /// The first `local` marker, if any entry is `local`: the graph emits
+    /// its local slot type once, its `unsafe` spanned on this user token so
+    /// the user's `unsafe_code` lints judge it as their own code.
+    pub any_local: Option<Span>,
+    /// The first `state:` keyword, if any node or pool has one: the graph
+    /// emits its fallible-boxing helper once, its `unsafe` spanned here.
+    pub any_state: Option<Span>,
+}
+
+pub struct Executor {
+    pub name: Ident,
+    pub cfg: Cfg,
+}
+
+/// The cfg predicates guarding something (all must hold); empty = always.
+#[derive(Clone, Default)]
+pub struct Cfg(pub Vec<TokenStream>);
+
+impl Cfg {
+    pub fn is_always(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn and(&self, other: &Cfg) -> Cfg {
+        let mut v = self.0.clone();
+        v.extend(other.0.iter().cloned());
+        Cfg(v)
+    }
+    /// The single predicate `all(..)`.
+    pub fn predicate(&self) -> TokenStream {
+        let p = &self.0;
+        quote!(all(#(#p),*))
+    }
+    /// `#[cfg(..)]`, or nothing when unconditional.
+    pub fn attr(&self) -> TokenStream {
+        if self.is_always() {
+            TokenStream::new()
+        } else {
+            let p = self.predicate();
+            quote!(#[cfg(#p)])
+        }
+    }
+}
+
+pub struct Unit {
+    pub name: Ident,
+    pub cfg: Cfg,
+    pub modes: Vec<Ident>,
+    pub first_slot: usize,
+    pub pool: Option<PoolInfo>,
+    pub spawn: Spawn,
+    pub pool_size: Option<Expr>,
+    pub resources: Vec<Res>,
+    pub exit: Option<(Span, Type)>,
+    /// `state: Type = init` (`heap-state`), with the clause keyword's span.
+    pub state: Option<(Span, Type, Expr)>,
+    pub cancel: bool,
+    /// `slot_timeout:` and its `#[cfg]` gate.
+    pub slot_timeout: Option<(LitInt, Cfg)>,
+    pub executor: Option<Ident>,
+    /// `disabled`, under this `#[cfg]` gate.
+    pub disabled: Option<Cfg>,
+    /// `enabled_if:` predicate, under this `#[cfg]` gate.
+    pub enabled_if: Option<(Expr, Cfg)>,
+    pub deps: Vec<DepRef>,
+}
+
+pub struct PoolInfo {
+    pub index_among_pools: usize,
+    pub policy_ty: Type,
+    pub policy: Expr,
+    pub min: Expr,
+    pub max: Expr,
+}
+
+#[allow(clippy::enum_variant_names)] // `Spawn::Spawn` mirrors the `spawn:` clause
+pub enum Spawn {
+    Parked,
+    Spawn(Form),
+    Task(Form),
+}
+
+pub enum Form {
+    Path(ExprPath),
+    Call(ExprPath, Vec<Expr>),
+    Closure(ExprClosure),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Lend,
+    Consume,
+    Shared,
+}
+
+pub struct Res {
+    pub name: Ident,
+    pub kind: Kind,
+    pub ty: Type,
+    pub cfg: Cfg,
+}
+
+pub struct DepRef {
+    pub slot: usize,
+    pub cfg: Cfg,
+    pub ready: bool,
+}
+
+/// One static per take-kind entry (an array of K for a pool).
+pub struct TakeSlot {
+    pub name: Ident,
+    pub ty: Type,
+    pub cfg: Cfg,
+    pub members: Option<usize>,
+    /// A `local` entry: the graph's local slot type, not `ResourceSlot`.
+    pub local: bool,
+}
+
+/// One static per shared name; present if any declaring site is.
+pub struct SharedSlot {
+    pub name: Ident,
+    pub ty: Type,
+    pub sites: Vec<Cfg>,
+    /// `shared local` (the shape check keeps every declaration alike).
+    pub local: bool,
+}
+
+impl SharedSlot {
+    pub fn attr(&self) -> TokenStream {
+        if self.sites.iter().any(Cfg::is_always) {
+            return TokenStream::new();
+        }
+        let preds = self.sites.iter().map(Cfg::predicate);
+        quote!(#[cfg(any(#(#preds),*))])
+    }
+}
