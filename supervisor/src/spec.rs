@@ -5,10 +5,6 @@
 use crate::node::{Mode, SpawnFn};
 use crate::resource::Gate;
 
-/// Pool index of a node that belongs to no pool.
-#[cfg(feature = "pool")]
-pub(crate) const NO_POOL: u8 = u8::MAX;
-
 /// A node's declaration, built with const builders and referenced by its
 /// [`TaskNode`](crate::TaskNode):
 ///
@@ -26,9 +22,10 @@ pub struct NodeSpec {
     pub(crate) mode: Mode,
     /// This node's slot in its graph (a hint; verified on use).
     pub(crate) index: u8,
-    /// Index into the graph's `pools`, or [`NO_POOL`].
+    /// Index into the graph's `pools`, if a member. Not a sentinel value:
+    /// a graph of 256 slots can hold 256 pools, indices 0..=255.
     #[cfg(feature = "pool")]
-    pub(crate) pool: u8,
+    pub(crate) pool: Option<u8>,
     /// Starts with the `disabled` latch set.
     pub(crate) disabled: bool,
 }
@@ -45,7 +42,7 @@ impl NodeSpec {
             mode,
             index: 0,
             #[cfg(feature = "pool")]
-            pool: NO_POOL,
+            pool: None,
             disabled: false,
         }
     }
@@ -88,7 +85,7 @@ impl NodeSpec {
     /// Marks the node as member of `graph.pools[pool]`.
     #[cfg(feature = "pool")]
     pub const fn in_pool(mut self, pool: u8) -> Self {
-        self.pool = pool;
+        self.pool = Some(pool);
         self
     }
 

@@ -7,7 +7,7 @@
 //! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
 
 use embassy_executor::{SpawnError, Spawner};
-use portable_atomic::{AtomicBool, AtomicU16, Ordering};
+use portable_atomic::{AtomicBool, AtomicU16, AtomicU32, Ordering};
 
 use crate::error::ShutdownTimeout;
 use crate::log::{log_debug, log_warn};
@@ -39,6 +39,9 @@ pub struct Supervisor<const N: usize> {
     /// Set by `teardown` until the next `start`/`respawn_terminate`/`activate`:
     /// pools do not regrow a torn-down graph.
     halted: AtomicBool,
+    /// Teardowns begun (wrapping). A bring-up notes it when it starts and
+    /// spawns only if no teardown began since: see [`era`](Self::era).
+    teardowns: AtomicU32,
     #[cfg(feature = "controller")]
     pub(crate) controller: Option<&'static dyn crate::controller::DriveController>,
 }
@@ -50,6 +53,7 @@ impl<const N: usize> Supervisor<N> {
             graph,
             failed: AtomicU16::new(NO_NODE),
             halted: AtomicBool::new(false),
+            teardowns: AtomicU32::new(0),
             #[cfg(feature = "controller")]
             controller: None,
         }
@@ -59,6 +63,24 @@ impl<const N: usize> Supervisor<N> {
     /// `activate`: the pool driver grows nothing meanwhile.
     pub fn is_halted(&self) -> bool {
         self.halted.load(Ordering::Acquire)
+    }
+
+    /// The era a bring-up starts in: the count of teardowns begun. A bring-up
+    /// that waited (for a gate, a `ready` dep) spawns only if it is still the
+    /// same era, checked after the atomic step that marks the node running,
+    /// so a teardown that returned `Ok` never sees a node come up behind it.
+    pub(crate) fn era(&self) -> u32 {
+        self.teardowns.load(Ordering::SeqCst)
+    }
+
+    /// Begin a teardown: halt the drivers and end the era of every bring-up
+    /// in flight. The fence pairs with the one in
+    /// [`bring_up_now`](Self::bring_up_now): either that bring-up sees the new
+    /// era and backs out, or this teardown sees its node running and stops it.
+    fn halt(&self) {
+        self.halted.store(true, Ordering::SeqCst);
+        self.teardowns.fetch_add(1, Ordering::SeqCst);
+        portable_atomic::fence(Ordering::SeqCst);
     }
 
     /// The graph this supervisor drives.
@@ -108,7 +130,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller::Closing::new(self.controller);
-        self.halted.store(true, Ordering::Release);
+        self.halt();
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
                 stop(node).await?;
@@ -122,7 +144,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller::Closing::new(self.controller);
-        self.halted.store(true, Ordering::Release);
+        self.halt();
         let mut first = Ok(());
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING
@@ -158,6 +180,7 @@ impl<const N: usize> Supervisor<N> {
         // both callers.
         wanted: fn(&TaskNode) -> bool,
     ) -> Result<(), SpawnError> {
+        let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
         for node in self.nodes_in_order() {
@@ -166,9 +189,9 @@ impl<const N: usize> Supervisor<N> {
             {
                 continue;
             }
-            let outcome = match self.bring_up_now(node, spawner) {
+            let outcome = match self.bring_up_now(node, spawner, era) {
                 Some(now) => now,
-                None => self.bring_up(node, spawner).await,
+                None => self.bring_up(node, spawner, era).await,
             };
             if let Err(e) = outcome {
                 result = Err(e);
@@ -209,7 +232,7 @@ impl<const N: usize> Supervisor<N> {
             );
             return Err(SpawnError::Busy);
         }
-        let result = self.bring_up(node, spawner).await;
+        let result = self.bring_up(node, spawner, self.era()).await;
         notify::changed();
         result
     }
@@ -245,6 +268,7 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return;
         }
+        let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut set = Cascade::new(false);
         set.mark(self.graph, seed);
@@ -269,9 +293,9 @@ impl<const N: usize> Supervisor<N> {
             if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
                 continue;
             }
-            let result = match self.bring_up_now(n, spawner) {
+            let result = match self.bring_up_now(n, spawner, era) {
                 Some(now) => now,
-                None => self.bring_up(n, spawner).await,
+                None => self.bring_up(n, spawner, era).await,
             };
             if let Err(e) = result {
                 log_warn!("activate: `{}` did not start: {}", n.name, e);
@@ -337,9 +361,10 @@ impl<const N: usize> Supervisor<N> {
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
+        era: u32,
     ) -> Result<(), SpawnError> {
         loop {
-            if let Some(result) = self.bring_up_now(node, spawner) {
+            if let Some(result) = self.bring_up_now(node, spawner, era) {
                 return result;
             }
             let Some(cond) = self.closed_gate(node) else {
@@ -353,15 +378,9 @@ impl<const N: usize> Supervisor<N> {
                 );
                 return self.spawned(node, Err(SpawnError::Busy));
             }
-            // The wait yielded: a `deactivate` that ran meanwhile found the
-            // node down (nothing to stop) and latched it. The latch wins.
-            if node.is_disabled() {
-                log_warn!(
-                    "`{}` was disabled during its gate wait; not spawned",
-                    node.name
-                );
-                return self.spawned(node, Err(SpawnError::Busy));
-            }
+            // The wait yielded: whatever ran meanwhile (a `deactivate`, a
+            // `teardown`) is re-checked by `bring_up_now`, atomically with
+            // the spawn decision.
         }
     }
 
@@ -375,10 +394,19 @@ impl<const N: usize> Supervisor<N> {
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
+        era: u32,
     ) -> Option<Result<(), SpawnError>> {
         if node.is_parked() {
-            node.resume_parked();
-            return Some(Ok(()));
+            return Some(match node.try_begin_resume() {
+                Ok(before) => {
+                    if !self.still_era(node, before, era) {
+                        return Some(self.spawned(node, Err(SpawnError::Busy)));
+                    }
+                    node.wake_resumed();
+                    Ok(())
+                }
+                Err(now) => self.lost_race(node, now),
+            });
         }
         let Some(spawn) = node.spawn_fn() else {
             // A parked (app-spawned) node: the supervisor cannot spawn it. It
@@ -405,12 +433,49 @@ impl<const N: usize> Supervisor<N> {
             }
         }
         // Marking the node running is the one atomic step that decides who
-        // spawns it; a bring-up that loses finds it up already.
-        let Some(before) = node.try_begin_activation() else {
-            return Some(Ok(()));
+        // spawns it (a bring-up that loses finds it up already), and it
+        // refuses a node latched `disabled` or detached meanwhile.
+        let before = match node.try_begin_activation() {
+            Ok(before) => before,
+            Err(now) => return Some(self.lost_race(node, now)),
         };
+        if !self.still_era(node, before, era) {
+            return Some(self.spawned(node, Err(SpawnError::Busy)));
+        }
         let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
         Some(self.spawned(node, spawned))
+    }
+
+    /// After the atomic step that marked `node` running: `true` if no
+    /// teardown began since the bring-up's `era`. Otherwise the step is
+    /// undone (and observers told, as a teardown may be waiting for this
+    /// node's ack): nothing comes up behind a teardown.
+    fn still_era(&self, node: &'static TaskNode, before: u16, era: u32) -> bool {
+        // Pairs with the fence in `halt`.
+        portable_atomic::fence(Ordering::SeqCst);
+        if self.teardowns.load(Ordering::Relaxed) == era {
+            return true;
+        }
+        node.abort_activation(before);
+        notify::changed();
+        log_warn!(
+            "`{}`: a teardown began during its bring-up; not started",
+            node.name
+        );
+        false
+    }
+
+    /// The atomic step found `node` with these flags: up (another bring-up
+    /// won, its outcome is ours), or latched `disabled` / detached meanwhile.
+    fn lost_race(&self, node: &'static TaskNode, flags: u16) -> Result<(), SpawnError> {
+        if flags & flag::RUNNING != 0 {
+            return Ok(());
+        }
+        log_warn!(
+            "`{}` was disabled during its bring-up; not started",
+            node.name
+        );
+        self.spawned(node, Err(SpawnError::Busy))
     }
 
     /// The node waits for something before it spawns: a resource or
@@ -490,24 +555,26 @@ pub(crate) fn await_ack(node: &'static TaskNode) -> AckWait {
     }
 }
 
-/// A stop's ack wait, resolving to its result. A plain future rather than an
-/// `async fn`: every verb that stops nodes embeds it (flash).
-pub(crate) struct AckWait {
-    node: &'static TaskNode,
-    until: Until<'static>,
+pin_project_lite::pin_project! {
+    /// A stop's ack wait, resolving to its result. A plain future rather than
+    /// an `async fn`: every verb that stops nodes embeds it (flash).
+    pub(crate) struct AckWait {
+        node: &'static TaskNode,
+        #[pin]
+        until: Until<'static>,
+    }
 }
 
 impl core::future::Future for AckWait {
     type Output = Result<(), ShutdownTimeout>;
 
     fn poll(
-        mut self: core::pin::Pin<&mut Self>,
+        self: core::pin::Pin<&mut Self>,
         cx: &mut core::task::Context<'_>,
     ) -> core::task::Poll<Self::Output> {
-        let node = self.node;
-        core::pin::Pin::new(&mut self.until)
-            .poll(cx)
-            .map(|in_time| acked(node, in_time))
+        let this = self.project();
+        let node = *this.node;
+        this.until.poll(cx).map(|in_time| acked(node, in_time))
     }
 }
 
@@ -554,7 +621,7 @@ impl<const N: usize> Cascade<N> {
         }
         self.add(graph, i, n);
         #[cfg(feature = "pool")]
-        if let Some(pool) = graph.pools.get(n.pool as usize) {
+        if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
             for m in pool.slots() {
                 if let Some(member) = graph.node(m)
                     && !member.is_detached()

@@ -14,18 +14,21 @@ use super::*;
 impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, const WATCH: usize>
     State<P, SLOTS, DEPTH, INTAKE, WATCH>
 {
-    pub(super) fn resolve(&mut self, watch: u8, outcome: TaskOutcome) {
-        let Some(cell) = self.watch.get_mut(watch as usize) else {
+    pub(super) fn resolve(&mut self, watch: Option<u8>, outcome: TaskOutcome) {
+        let Some(i) = watch.map(usize::from) else {
+            return;
+        };
+        let Some(cell) = self.watch.get_mut(i) else {
             return;
         };
         match *cell {
             Watch::Pending => {
                 *cell = Watch::Done(outcome);
-                self.watchers.wake();
+                self.watchers[i].wake();
             }
             Watch::Abandoned => {
                 *cell = Watch::Free;
-                self.room.wake();
+                self.room_freed = true;
             }
             Watch::Free | Watch::Done(_) => {}
         }
@@ -46,7 +49,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     fn advance(&mut self, i: usize, now: Instant) {
         let slot = &mut self.slots[i];
         slot.owner = None;
-        slot.owner_watch = NO_WATCH;
+        slot.owner_watch = None;
         slot.owner_inbox = None;
         slot.next = slot.queue.pop();
         let to = if slot.next.is_some() {
@@ -67,7 +70,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
             self.admit(p, now);
         }
         if drained {
-            self.room.wake();
+            self.room_freed = true;
         }
     }
 
@@ -297,7 +300,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         while let Some(p) = self.intake.pop() {
             self.reject(p.key, p.job, RejectKind::ShuttingDown);
         }
-        self.room.wake();
+        self.room_freed = true;
         for i in 0..SLOTS {
             let key = self.slots[i].key.unwrap_or(Key::Id(u32::MAX));
             while let Some(job) = self.slots[i].queue.pop() {
