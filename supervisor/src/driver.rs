@@ -188,7 +188,7 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
-    /// The lowest down member that may run: enabled, attached, and with
+    /// The lowest down member that may run: enabled, not held, attached, and with
     /// every dependency up (and ready, for `ready` deps). `None` if none can,
     /// or if the graph is torn down (it stays down until started again).
     #[cfg(feature = "pool")]
@@ -198,7 +198,7 @@ impl<const N: usize> Supervisor<N> {
         }
         pool.slots().find_map(|slot| {
             let m = self.graph().node(slot)?;
-            let down_and_free = m.flags() & (flag::RUNNING | flag::DISABLED | flag::DETACHED) == 0;
+            let down_and_free = m.flags() & (flag::RUNNING | flag::BLOCKED) == 0;
             (down_and_free && self.deps_up(slot)).then_some(m)
         })
     }

@@ -62,6 +62,11 @@ pub(crate) mod flag {
     pub const READY: u16 = 1 << 6;
     /// A resume is pending for a parked `Pause` instance.
     pub const RESUME: u16 = 1 << 7;
+    /// The collateral hold: a transitive dependency was deactivated. Released
+    /// by `activate` of that dependency (or of this node).
+    pub const HELD: u16 = 1 << 8;
+    /// What keeps a down node down: no bring-up path starts it.
+    pub const BLOCKED: u16 = DISABLED | HELD | DETACHED;
     /// More than one task has waited on this node: the others wait with the
     /// crate-wide observers, which stop requests must then wake.
     pub const SHARED_WAIT: u16 = 1 << 9;
@@ -143,6 +148,13 @@ impl TaskNode {
     /// Declared `disabled` or control-deactivated, and not re-activated since.
     pub fn is_disabled(&self) -> bool {
         self.has(flag::DISABLED)
+    }
+
+    /// Held down because a transitive dependency was deactivated (the
+    /// collateral hold). `activate` of that dependency releases it (once no
+    /// other dependency is disabled or held), as does `activate` of this node.
+    pub fn is_held(&self) -> bool {
+        self.has(flag::HELD)
     }
 
     /// Self-managed: every supervisor operation skips it.
@@ -450,7 +462,8 @@ impl TaskNode {
     }
 
     /// [`begin_activation`](Self::begin_activation) only if the node may come
-    /// up now: no instance is up, and it is neither disabled nor detached.
+    /// up now: no instance is up, and it is neither disabled, held nor
+    /// detached.
     /// Of several concurrent bring-ups the one whose step succeeds spawns;
     /// the others find the node up. A `deactivate` that latched the node
     /// first refuses it in this same atomic step.
@@ -460,7 +473,7 @@ impl TaskNode {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & (flag::RUNNING | flag::DISABLED | flag::DETACHED) == 0)
+                (f & (flag::RUNNING | flag::BLOCKED) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })?;
         // The task about to be spawned waits with the node's own waker.
@@ -472,7 +485,7 @@ impl TaskNode {
 
     /// The resume half of [`try_begin_activation`](Self::try_begin_activation):
     /// mark a parked `Pause` instance running with a resume pending, if it
-    /// is still parked and neither disabled nor detached. The caller wakes
+    /// is still parked and neither disabled, held nor detached. The caller wakes
     /// it ([`wake_resumed`](Self::wake_resumed)) or undoes the step
     /// ([`abort_activation`](Self::abort_activation)).
     pub(crate) fn try_begin_resume(&self) -> Result<u16, u16> {
@@ -481,7 +494,7 @@ impl TaskNode {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 let parked =
                     pause && f & (flag::RUNNING | flag::EXITED) == 0 && f & flag::SHUTDOWN != 0;
-                (parked && f & (flag::DISABLED | flag::DETACHED) == 0)
+                (parked && f & flag::BLOCKED == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
             })
     }
@@ -507,8 +520,8 @@ impl TaskNode {
             });
     }
 
-    /// Resume a parked `Pause` instance in place, unless it is disabled or
-    /// detached (checked in the same atomic step).
+    /// Resume a parked `Pause` instance in place, unless it is disabled,
+    /// held or detached (checked in the same atomic step).
     pub(crate) fn resume_parked(&self) {
         if self.try_begin_resume().is_ok() {
             self.wake_resumed();
@@ -546,16 +559,24 @@ impl TaskNode {
     }
 
     pub(crate) fn set_disabled(&self, disabled: bool) {
+        self.set_flag(flag::DISABLED, disabled);
+    }
+
+    pub(crate) fn set_held(&self, held: bool) {
+        self.set_flag(flag::HELD, held);
+    }
+
+    fn set_flag(&self, bit: u16, on: bool) {
         // A plain load first: cascades mostly meet nodes already in the
         // wanted state, and a load is cheaper than a read-modify-write
         // (a critical section on Cortex-M0).
-        if self.is_disabled() == disabled {
+        if self.has(bit) == on {
             return;
         }
-        if disabled {
-            self.state.fetch_or(flag::DISABLED, Ordering::AcqRel);
+        if on {
+            self.state.fetch_or(bit, Ordering::AcqRel);
         } else {
-            self.state.fetch_and(!flag::DISABLED, Ordering::AcqRel);
+            self.state.fetch_and(!bit, Ordering::AcqRel);
         }
     }
 }

@@ -184,9 +184,7 @@ impl<const N: usize> Supervisor<N> {
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
         for node in self.nodes_in_order() {
-            if node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) != 0
-                || !wanted(node)
-            {
+            if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
                 continue;
             }
             let outcome = match self.bring_up_now(node, spawner, era) {
@@ -225,9 +223,10 @@ impl<const N: usize> Supervisor<N> {
         if f & (flag::DETACHED | flag::RUNNING) != 0 {
             return Ok(());
         }
-        if f & flag::DISABLED != 0 {
+        if f & (flag::DISABLED | flag::HELD) != 0 {
             log_warn!(
-                "start_node: `{}` is disabled (activate it first)",
+                "start_node: `{}` is disabled or held by a deactivated dependency \
+                 (activate it first)",
                 node.name
             );
             return Err(SpawnError::Busy);
@@ -255,12 +254,15 @@ impl<const N: usize> Supervisor<N> {
 
     // ---- cascades -------------------------------------------------------
 
-    /// Clear the `disabled` latch on `node`, its transitive dependencies and
-    /// (for a pool member) its whole pool, then start them in dependency
-    /// order: down nodes are spawned, parked `Pause` nodes resumed,
-    /// `OnDemand` nodes only enabled (their pool regrows them). Detached nodes
-    /// are never pulled in. Spawn errors are logged and swallowed: the
-    /// cascade starts everything it can.
+    /// Clear the `disabled` latch and the collateral hold on `node`, its
+    /// transitive dependencies and (for a pool member) its whole pool, then
+    /// start them in dependency order: down nodes are spawned, parked `Pause`
+    /// nodes resumed, `OnDemand` nodes only enabled (their pool regrows
+    /// them). Then release the hold of each transitive dependent of `node`
+    /// whose dependencies are all neither disabled nor held any more, and
+    /// start it the same way: `activate` undoes a `deactivate` of the same
+    /// node. Detached nodes are never pulled in. Spawn errors are logged and
+    /// swallowed: the cascade starts everything it can.
     pub async fn activate(&self, node: &'static TaskNode, spawner: Spawner) {
         let Some(seed) = self.graph.index_of(node) else {
             return;
@@ -270,7 +272,7 @@ impl<const N: usize> Supervisor<N> {
         }
         let era = self.era();
         self.halted.store(false, Ordering::Release);
-        let mut set = Cascade::new(false);
+        let mut set = Cascade::new(0);
         set.mark(self.graph, seed);
         // Walking the order backwards from the seed visits every dependent
         // before its dependencies (and nothing after the seed can be one), so
@@ -282,7 +284,8 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
-        for &i in &self.graph.order[set.lo..=set.hi] {
+        let (lo, hi) = (set.lo, set.hi);
+        for &i in &self.graph.order[lo..=hi] {
             let Some(n) = self.graph.node(i as usize) else {
                 continue;
             };
@@ -290,15 +293,36 @@ impl<const N: usize> Supervisor<N> {
                 continue;
             }
             n.set_disabled(false);
-            if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
+            n.set_held(false);
+            self.activate_one(n, spawner, era).await;
+        }
+        // Forwards from the set, every dependent comes after its
+        // dependencies: one pass reaches the set's dependents, and releases
+        // each held one whose dependencies (decided earlier in this same
+        // pass) no longer block it. O(nodes + edges) past the set.
+        for &i in &self.graph.order[lo..] {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i) else {
+                continue;
+            };
+            if set.has(i) || n.is_detached() {
                 continue;
             }
-            let result = match self.bring_up_now(n, spawner, era) {
-                Some(now) => now,
-                None => self.bring_up(n, spawner, era).await,
-            };
-            if let Err(e) = result {
-                log_warn!("activate: `{}` did not start: {}", n.name, e);
+            let deps = self.graph.deps[i];
+            if !deps.iter().any(|&d| set.has(d as usize)) {
+                continue;
+            }
+            set.join(i);
+            let blocked = deps.iter().any(|&d| {
+                self.graph
+                    .node(d as usize)
+                    .is_some_and(|d| d.flags() & (flag::DISABLED | flag::HELD) != 0)
+            });
+            if n.is_held() && !blocked {
+                n.set_held(false);
+                if !n.is_disabled() {
+                    self.activate_one(n, spawner, era).await;
+                }
             }
         }
         // One change for the whole cascade; it also wakes the pool driver
@@ -306,10 +330,28 @@ impl<const N: usize> Supervisor<N> {
         notify::changed();
     }
 
-    /// Latch `disabled` on `node`, its transitive dependents and (for pool
-    /// members) whole pools, then stop them dependents-first. Detached nodes
-    /// are never pulled in, nor is anything that depends on the target only
-    /// through a detached node. Aborts at the first missed ack.
+    /// Start `n` as an activation does: `OnDemand` nodes are only enabled,
+    /// running ones left alone, failures logged.
+    async fn activate_one(&self, n: &'static TaskNode, spawner: Spawner, era: u32) {
+        if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
+            return;
+        }
+        let result = match self.bring_up_now(n, spawner, era) {
+            Some(now) => now,
+            None => self.bring_up(n, spawner, era).await,
+        };
+        if let Err(e) = result {
+            log_warn!("activate: `{}` did not start: {}", n.name, e);
+        }
+    }
+
+    /// Latch `disabled` on `node` (with its whole pool, for a pool member)
+    /// and put the collateral hold on its transitive dependents (with their
+    /// pools), then stop them dependents-first. The hold is what `activate`
+    /// of `node` releases; a node's own `disabled` latch only `activate` of
+    /// that node clears. Detached nodes are never pulled in, nor is anything
+    /// that depends on the target only through a detached node. Aborts at
+    /// the first missed ack.
     pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
         let Some(seed) = self.graph.index_of(node) else {
             return Ok(());
@@ -317,11 +359,12 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        // The cascade latches `disabled` on each node as it joins, before any
-        // stop: no bring-up path (a pool regrow) can restart a member while
-        // its siblings are being stopped.
-        let mut set = Cascade::new(true);
+        // The cascade latches each node as it joins, before any stop: no
+        // bring-up path (a pool regrow) can restart a member while its
+        // siblings are being stopped.
+        let mut set = Cascade::new(flag::DISABLED);
         set.mark(self.graph, seed);
+        set.latch = flag::HELD;
         // Walking the order forwards from the seed visits every dependency
         // before its dependents (and nothing before the seed can be one): one
         // pass closes the set over dependents, O(nodes + edges).
@@ -594,12 +637,13 @@ struct Cascade<const N: usize> {
     set: [bool; N],
     lo: usize,
     hi: usize,
-    /// Latch `disabled` on every node that joins (a deactivation).
-    latch: bool,
+    /// The flag latched on every node that joins (`DISABLED` for a
+    /// deactivation's target, `HELD` for its dependents; 0: none).
+    latch: u16,
 }
 
 impl<const N: usize> Cascade<N> {
-    fn new(latch: bool) -> Self {
+    fn new(latch: u16) -> Self {
         Self {
             set: [false; N],
             lo: N,
@@ -610,6 +654,11 @@ impl<const N: usize> Cascade<N> {
 
     fn has(&self, i: usize) -> bool {
         self.set[i]
+    }
+
+    /// Add slot `i` alone (no pool, no latch, no span change).
+    fn join(&mut self, i: usize) {
+        self.set[i] = true;
     }
 
     /// Add slot `i`, with its whole pool if it is a pool member. Detached
@@ -634,8 +683,10 @@ impl<const N: usize> Cascade<N> {
 
     fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
         self.set[i] = true;
-        if self.latch {
-            n.set_disabled(true);
+        match self.latch {
+            flag::DISABLED => n.set_disabled(true),
+            flag::HELD => n.set_held(true),
+            _ => {}
         }
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
@@ -644,7 +695,7 @@ impl<const N: usize> Cascade<N> {
 }
 
 fn resume_if_parked(node: &'static TaskNode) {
-    if node.flags() & (flag::DETACHED | flag::DISABLED) == 0 && node.is_parked() {
+    if node.flags() & flag::BLOCKED == 0 && node.is_parked() {
         node.resume_parked();
     }
 }

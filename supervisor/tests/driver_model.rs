@@ -11,7 +11,7 @@
 //! - nothing comes up behind a teardown: a spawn or resume of node `i` after
 //!   a teardown returned `Ok` needs a `start`, `respawn_terminate`,
 //!   `activate` (or `start_node(i)`) invoked after that teardown began;
-//! - once no verb is in flight: a disabled node is not running, and a node
+//! - once no verb is in flight: a disabled or held node is not running, and a node
 //!   not woken since the last successful teardown is down.
 //!
 //! Seeded xorshift; `MODEL_SEED=<u64>` replays a run.
@@ -360,8 +360,8 @@ fn settled_problems(events: &[Ev]) -> Vec<String> {
     }
     let allowed = may_be_up(events);
     for (i, n) in NODES.iter().enumerate() {
-        if n.is_running() && n.is_disabled() {
-            out.push(format!("`{}` runs while disabled", n.name));
+        if n.is_running() && (n.is_disabled() || n.is_held()) {
+            out.push(format!("`{}` runs while disabled or held", n.name));
         }
         if n.is_running() && allowed & (1 << i) == 0 {
             out.push(format!(

@@ -216,7 +216,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     fn choose(&self, target: &'static JobTarget<P>) -> Choice<P> {
         match target.kind {
             TargetKind::Node { node, inbox } => {
-                if node.is_disabled() || node.is_detached() {
+                if node.is_disabled() || node.is_held() || node.is_detached() {
                     Choice::Refuse(TaskOutcome::Rejected {
                         kind: RejectKind::TargetDisabled,
                     })
@@ -240,7 +240,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
                 for (m, node) in members.iter().enumerate() {
                     let busy = node.is_running() || self.reserved(node);
                     active += busy as usize;
-                    let enabled = !node.is_disabled() && !node.is_detached();
+                    let enabled = !node.is_disabled() && !node.is_held() && !node.is_detached();
                     usable |= enabled && node.has_spawn() && node.mode() != Mode::Pause;
                     if free.is_none()
                         && !busy
