@@ -104,8 +104,8 @@ impl<const N: usize> Supervisor<N> {
         loop {
             match self.pool_step(&mut pass, spawner) {
                 PoolStep::Done(deadline) => return Ok(deadline),
-                PoolStep::Grow(m) => {
-                    let grew = self.bring_up(m, spawner).await.is_ok();
+                PoolStep::Grow(m, era) => {
+                    let grew = self.bring_up(m, spawner, era).await.is_ok();
                     grown(m, grew);
                     if !grew {
                         pass.next_pool();
@@ -138,16 +138,21 @@ impl<const N: usize> Supervisor<N> {
             }
             let acted = match decision.action {
                 PoolAction::Hold => false,
-                PoolAction::Grow => match self.grow_member(*pool) {
-                    None => false,
-                    Some(m) => match self.bring_up_now(m, spawner) {
-                        Some(result) => {
-                            grown(m, result.is_ok());
-                            result.is_ok()
-                        }
-                        None => return PoolStep::Grow(m),
-                    },
-                },
+                PoolAction::Grow => {
+                    // Noted before `grow_member` checks `halted`: a teardown
+                    // after that check ends this era, and the grow backs out.
+                    let era = self.era();
+                    match self.grow_member(*pool) {
+                        None => false,
+                        Some(m) => match self.bring_up_now(m, spawner, era) {
+                            Some(result) => {
+                                grown(m, result.is_ok());
+                                result.is_ok()
+                            }
+                            None => return PoolStep::Grow(m, era),
+                        },
+                    }
+                }
                 PoolAction::Shrink => match self.shrink_member(*pool) {
                     Some(m) => return PoolStep::Shrink(m),
                     None => false,
@@ -183,7 +188,7 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
-    /// The lowest down member that may run: enabled, attached, and with
+    /// The lowest down member that may run: enabled, not held, attached, and with
     /// every dependency up (and ready, for `ready` deps). `None` if none can,
     /// or if the graph is torn down (it stays down until started again).
     #[cfg(feature = "pool")]
@@ -193,7 +198,7 @@ impl<const N: usize> Supervisor<N> {
         }
         pool.slots().find_map(|slot| {
             let m = self.graph().node(slot)?;
-            let down_and_free = m.flags() & (flag::RUNNING | flag::DISABLED | flag::DETACHED) == 0;
+            let down_and_free = m.flags() & (flag::RUNNING | flag::BLOCKED) == 0;
             (down_and_free && self.deps_up(slot)).then_some(m)
         })
     }
@@ -269,8 +274,8 @@ impl PoolPass {
 enum PoolStep {
     /// Every pool holds; wake again at this deadline, if any.
     Done(Option<Instant>),
-    /// This member's bring-up must wait for a closed gate.
-    Grow(&'static crate::TaskNode),
+    /// This member's bring-up (begun in this era) must wait for a closed gate.
+    Grow(&'static crate::TaskNode, u32),
     /// This member was asked to stop; await its ack.
     Shrink(&'static crate::TaskNode),
 }

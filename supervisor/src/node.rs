@@ -4,7 +4,8 @@
 
 use core::cell::Cell;
 use core::future::{Future, poll_fn};
-use core::task::{Poll, Waker};
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll, Waker};
 
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
 use embassy_sync::blocking_mutex::Mutex;
@@ -13,15 +14,13 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
 
-use crate::notify;
+use crate::notify::{self, Observer};
 use cancel::Cancellable;
 
 mod cancel;
 mod spec;
 
 pub use cancel::Aborted;
-#[cfg(feature = "pool")]
-pub(crate) use spec::NO_POOL;
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec};
 #[cfg(feature = "trace")]
 mod poll_stats;
@@ -73,12 +72,17 @@ pub(crate) mod flag {
     pub const READY: u16 = 1 << 6;
     /// A resume is pending for a parked `Pause` instance.
     pub const RESUME: u16 = 1 << 7;
+    /// The collateral hold: a transitive dependency was deactivated. Released
+    /// by `activate` of that dependency (or of this node).
+    pub const HELD: u16 = 1 << 8;
+    /// What keeps a down node down: no bring-up path starts it.
+    pub const BLOCKED: u16 = DISABLED | HELD | DETACHED;
     /// The `DISABLED` latch was set by the node's `enabled_if:` predicate,
     /// not by a human: `start_node` may lift it.
     #[cfg(feature = "enabled-if")]
-    pub const GATED: u16 = 1 << 8;
-    /// More than one task has waited on this node's task waker: the others
-    /// wait in the crate-wide observer list, which stop requests must wake.
+    pub const GATED: u16 = 1 << 10;
+    /// More than one task has waited on this node: the others wait with the
+    /// crate-wide observers, which stop requests must then wake.
     pub const SHARED_WAIT: u16 = 1 << 9;
     /// Flags a fresh activation starts without.
     pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME;
@@ -160,6 +164,13 @@ impl TaskNode {
         self.has(flag::DISABLED)
     }
 
+    /// Held down because a transitive dependency was deactivated (the
+    /// collateral hold). `activate` of that dependency releases it (once no
+    /// other dependency is disabled or held), as does `activate` of this node.
+    pub fn is_held(&self) -> bool {
+        self.has(flag::HELD)
+    }
+
     /// Self-managed: every supervisor operation skips it.
     pub fn is_detached(&self) -> bool {
         self.has(flag::DETACHED)
@@ -187,9 +198,11 @@ impl TaskNode {
     // ---- task side ------------------------------------------------------
 
     /// Park until a stop or pause is requested (immediately if one already is).
+    /// Any number of tasks may wait.
     pub async fn wait_shutdown(&self) {
+        let mut observer = pin!(Observer::new());
         poll_fn(|cx| {
-            if self.stop_seen(cx.waker()) {
+            if self.stop_seen(cx, observer.as_mut()) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -216,15 +229,35 @@ impl TaskNode {
         Cancellable::new(self, fut, true)
     }
 
-    /// True once a stop is requested; otherwise `waker` is registered to
-    /// learn of one. Checked again after registering, so a stop landing in
-    /// between is never missed.
-    pub(crate) fn stop_seen(&self, waker: &Waker) -> bool {
-        if self.shutdown_requested() {
+    /// True once a stop is requested; otherwise the task behind `cx` is
+    /// registered to learn of one (see [`wait_on`](Self::wait_on)).
+    pub(crate) fn stop_seen(&self, cx: &mut Context<'_>, observer: Pin<&mut Observer>) -> bool {
+        self.wait_on(cx, observer, Self::shutdown_requested)
+    }
+
+    /// True once `done` holds; otherwise the task behind `cx` is registered to
+    /// be woken by the next stop or resume of this node. The first task to
+    /// wait holds the node's own waker (a stop wakes it directly); any other
+    /// task waits in `observer`, its own place among the crate-wide
+    /// observers, which stops then also wake. `done` is checked again after
+    /// registering, so a stop landing in between is never missed.
+    fn wait_on(
+        &self,
+        cx: &mut Context<'_>,
+        observer: Pin<&mut Observer>,
+        mut done: impl FnMut(&Self) -> bool,
+    ) -> bool {
+        if done(self) {
             return true;
         }
-        self.register_task_waker(waker);
-        self.shutdown_requested()
+        if self.task_waker.register(cx.waker()) {
+            return done(self);
+        }
+        // Set before joining: a stop reads the flag in the same atomic step
+        // that sets its bit, so it either sees the flag and notifies, or ran
+        // first and `done` below sees it.
+        self.state.fetch_or(flag::SHARED_WAIT, Ordering::AcqRel);
+        observer.sleep(cx, || done(self))
     }
 
     /// Complete the stop handshake: the node reads as down and the waiting
@@ -259,12 +292,9 @@ impl TaskNode {
     /// `Pause` nodes: after acking, park until the supervisor resumes this
     /// instance. Returns at once if a resume is already pending.
     pub async fn wait_resume(&self) {
+        let mut observer = pin!(Observer::new());
         poll_fn(|cx| {
-            if self.take_resume() {
-                return Poll::Ready(());
-            }
-            self.register_task_waker(cx.waker());
-            if self.take_resume() {
+            if self.wait_on(cx, observer.as_mut(), Self::take_resume) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -297,7 +327,7 @@ impl TaskNode {
         // What `pool::request_scale` does: the pool driver re-evaluates on
         // every change of the notify epoch.
         #[cfg(feature = "pool")]
-        if self.pool != NO_POOL {
+        if self.pool.is_some() {
             notify::changed();
         }
     }
@@ -319,6 +349,8 @@ impl TaskNode {
     /// the token, before `Spawner::spawn`.
     pub fn adopt<S>(&'static self, token: &SpawnToken<S>) {
         self.bind(token);
+        // The task about to be spawned waits with the node's own waker.
+        self.task_waker.clear();
         let _ = self.begin_activation();
         notify::changed();
     }
@@ -406,22 +438,50 @@ impl TaskNode {
         before
     }
 
-    /// [`begin_activation`](Self::begin_activation) only if no instance is
-    /// up: of several concurrent bring-ups, the one whose step succeeds
-    /// spawns, and the others find the node up.
-    /// Returns the flags it replaced, or `None` if it did nothing.
-    pub(crate) fn try_begin_activation(&self) -> Option<u16> {
+    /// [`begin_activation`](Self::begin_activation) only if the node may come
+    /// up now: no instance is up, and it is neither disabled, held nor
+    /// detached.
+    /// Of several concurrent bring-ups the one whose step succeeds spawns;
+    /// the others find the node up. A `deactivate` that latched the node
+    /// first refuses it in this same atomic step.
+    /// `Ok` with the flags it replaced, or `Err` with the flags that refused
+    /// it (nothing done).
+    pub(crate) fn try_begin_activation(&self) -> Result<u16, u16> {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & flag::RUNNING == 0).then_some((f & !flag::RESET) | flag::RUNNING)
-            })
-            .ok();
+                (f & (flag::RUNNING | flag::BLOCKED) == 0)
+                    .then_some((f & !flag::RESET) | flag::RUNNING)
+            })?;
+        // The task about to be spawned waits with the node's own waker.
+        self.task_waker.clear();
         #[cfg(feature = "liveness")]
-        if before.is_some() {
-            self.beat();
-        }
-        before
+        self.beat();
+        Ok(before)
+    }
+
+    /// The resume half of [`try_begin_activation`](Self::try_begin_activation):
+    /// mark a parked `Pause` instance running with a resume pending, if it
+    /// is still parked and neither disabled, held nor detached. The caller wakes
+    /// it ([`wake_resumed`](Self::wake_resumed)) or undoes the step
+    /// ([`abort_activation`](Self::abort_activation)).
+    pub(crate) fn try_begin_resume(&self) -> Result<u16, u16> {
+        let pause = self.spec.mode == Mode::Pause;
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                let parked =
+                    pause && f & (flag::RUNNING | flag::EXITED) == 0 && f & flag::SHUTDOWN != 0;
+                (parked && f & flag::BLOCKED == 0)
+                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
+            })
+    }
+
+    /// Let a resumed instance run (after [`try_begin_resume`](Self::try_begin_resume)).
+    pub(crate) fn wake_resumed(&self) {
+        #[cfg(feature = "liveness")]
+        self.beat();
+        self.task_waker.wake();
+        notify::changed();
     }
 
     /// Undo [`begin_activation`](Self::begin_activation) after a failed spawn:
@@ -437,17 +497,12 @@ impl TaskNode {
             });
     }
 
-    /// Resume a parked `Pause` instance in place.
+    /// Resume a parked `Pause` instance in place, unless it is disabled,
+    /// held or detached (checked in the same atomic step).
     pub(crate) fn resume_parked(&self) {
-        let _ = self
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
-            });
-        #[cfg(feature = "liveness")]
-        self.beat();
-        self.task_waker.wake();
-        notify::changed();
+        if self.try_begin_resume().is_ok() {
+            self.wake_resumed();
+        }
     }
 
     /// Ask the instance to stop (or pause).
@@ -458,26 +513,6 @@ impl TaskNode {
         // does a stop cost an observer wake-up.
         if before & flag::SHARED_WAIT != 0 {
             notify::changed();
-        }
-    }
-
-    /// Register the waker of a task waiting for a stop or a resume. A waker
-    /// it displaces (another task waiting on the same node) joins the
-    /// observers instead of being woken, which would make the two tasks
-    /// displace each other forever.
-    ///
-    /// No lost wake-up: a stop sets its bit and reads `SHARED_WAIT` in one
-    /// step, then notifies. Either it sees the flag and its notification
-    /// reaches the parked waker, or the notification ran before the waker was
-    /// parked, and then the epoch moved between the two reads below.
-    fn register_task_waker(&self, w: &Waker) {
-        if let Some(old) = self.task_waker.register(w) {
-            let epoch = notify::epoch();
-            self.state.fetch_or(flag::SHARED_WAIT, Ordering::AcqRel);
-            notify::register(&old);
-            if notify::epoch() != epoch {
-                old.wake();
-            }
         }
     }
 
@@ -520,16 +555,24 @@ impl TaskNode {
         if self.has(flag::GATED) {
             self.state.fetch_and(!flag::GATED, Ordering::AcqRel);
         }
+        self.set_flag(flag::DISABLED, disabled);
+    }
+
+    pub(crate) fn set_held(&self, held: bool) {
+        self.set_flag(flag::HELD, held);
+    }
+
+    fn set_flag(&self, bit: u16, on: bool) {
         // A plain load first: cascades mostly meet nodes already in the
         // wanted state, and a load is cheaper than a read-modify-write
         // (a critical section on Cortex-M0).
-        if self.is_disabled() == disabled {
+        if self.has(bit) == on {
             return;
         }
-        if disabled {
-            self.state.fetch_or(flag::DISABLED, Ordering::AcqRel);
+        if on {
+            self.state.fetch_or(bit, Ordering::AcqRel);
         } else {
-            self.state.fetch_and(!flag::DISABLED, Ordering::AcqRel);
+            self.state.fetch_and(!bit, Ordering::AcqRel);
         }
     }
 }
@@ -565,8 +608,8 @@ fn now_ticks32() -> u32 {
 }
 
 /// The one waker of the node's own task (it waits for a stop or a resume).
-/// See [`TaskNode::register_task_waker`] for a second task waiting on the
-/// same node.
+/// Another task waiting on the same node waits with the observers instead
+/// (see [`TaskNode::wait_on`]).
 struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
 
 impl TaskWaker {
@@ -574,18 +617,27 @@ impl TaskWaker {
         Self(Mutex::new(Cell::new(None)))
     }
 
-    /// Store `w`; returns the waker of another task it displaced.
-    fn register(&self, w: &Waker) -> Option<Waker> {
+    /// Store `w` if the slot is free or already holds `w`'s task; `false`
+    /// (nothing stored) if it holds another task's waker, which is never
+    /// displaced: two tasks displacing each other would wake each other
+    /// forever.
+    fn register(&self, w: &Waker) -> bool {
         self.0.lock(|cell| match cell.take() {
-            Some(old) if old.will_wake(w) => {
+            Some(old) if !old.will_wake(w) => {
                 cell.set(Some(old));
-                None
+                false
             }
-            old => {
+            _ => {
                 cell.set(Some(w.clone()));
-                old
+                true
             }
         })
+    }
+
+    /// Forget the waker of a previous instance: a fresh activation's task
+    /// takes the slot.
+    fn clear(&self) {
+        drop(self.0.lock(Cell::take));
     }
 
     // Out of line (flash): a critical section, called by every stop.

@@ -6,26 +6,21 @@
 //! verb, a pool driver, an app-level `wait_take`), changes are rare (lifecycle
 //! edges, not polls), and a per-node waker would cost 8 bytes of RAM per node
 //! per wait kind. Every change wakes every registered observer; each re-checks
-//! its own condition. Up to [`OBSERVERS`] observers stay registered; beyond
-//! that a registration wakes everyone first (spurious re-polls, never a lost
-//! wake).
+//! its own condition.
+//!
+//! Any number of observers can wait: the list is intrusive (each waiter's
+//! entry lives in its own future, see [`Observer`]), so there is no capacity
+//! to overflow and no waiter is ever woken except by a change.
 
-use core::cell::RefCell;
-use core::future::poll_fn;
-use core::task::Poll;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 
-use embassy_sync::blocking_mutex::Mutex;
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::waitqueue::MultiWakerRegistration;
+use maitake_sync::WaitQueue;
+use maitake_sync::wait_queue::Wait;
 use portable_atomic::{AtomicU32, Ordering};
 
-/// How many observers can wait at once. Beyond this, registrations keep
-/// waking each other (correct, but the waiters spin): fan many app-level
-/// waiters out through an app-owned `embassy_sync::watch::Watch` instead.
-pub const OBSERVERS: usize = 8;
-
-static WAITERS: Mutex<CriticalSectionRawMutex, RefCell<MultiWakerRegistration<OBSERVERS>>> =
-    Mutex::new(RefCell::new(MultiWakerRegistration::new()));
+static WAITERS: WaitQueue = WaitQueue::new();
 
 /// Bumped by every change, so a driver that evaluates and then waits can
 /// tell whether something changed in between (no lost wake-ups).
@@ -37,12 +32,7 @@ static EPOCH: AtomicU32 = AtomicU32::new(0);
 #[inline(never)]
 pub(crate) fn changed() {
     EPOCH.fetch_add(1, Ordering::AcqRel);
-    WAITERS.lock(|w| w.borrow_mut().wake());
-}
-
-/// Keep `waker` registered until the next change, without waking anything now.
-pub(crate) fn register(waker: &core::task::Waker) {
-    WAITERS.lock(|w| w.borrow_mut().register(waker));
+    WAITERS.wake_all();
 }
 
 /// The change counter (wraps; compare for inequality only).
@@ -50,19 +40,93 @@ pub(crate) fn epoch() -> u32 {
     EPOCH.load(Ordering::Acquire)
 }
 
+pin_project_lite::pin_project! {
+    /// One observer's place in the wait list: empty until it waits, then an
+    /// entry that the next change completes. Embed it (pinned) in a future
+    /// that re-checks its condition; it holds no slot anywhere else.
+    pub(crate) struct Observer {
+        #[pin]
+        entry: Option<Wait<'static>>,
+    }
+}
+
+impl Observer {
+    pub(crate) const fn new() -> Self {
+        Self { entry: None }
+    }
+
+    /// Make sure the task behind `cx` is woken by the next change, calling
+    /// `holds` once the entry is in the list: `true` if it held (the change
+    /// it waits for happened, possibly just before the entry joined).
+    ///
+    /// No lost wake-up: a fresh entry sees every change made after it was
+    /// created, and `holds` is checked after creating it.
+    pub(crate) fn sleep(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        holds: impl FnOnce() -> bool,
+    ) -> bool {
+        let mut entry = self.project().entry;
+        // An entry still in the list keeps waiting (polling it refreshes
+        // its waker); one completed by a change is spent: join again.
+        if entry
+            .as_mut()
+            .as_pin_mut()
+            .is_some_and(|wait| wait.poll(cx).is_pending())
+        {
+            return holds();
+        }
+        entry.set(Some(WAITERS.wait()));
+        if holds() {
+            return true;
+        }
+        if entry
+            .as_mut()
+            .as_pin_mut()
+            .is_some_and(|wait| wait.poll(cx).is_ready())
+        {
+            // A change landed between creating the entry and polling it:
+            // the caller re-checks (the wake is already queued).
+            cx.waker().wake_by_ref();
+        }
+        false
+    }
+}
+
 /// Resolve once `ready()` returns `Some`. The condition is checked before and
-/// after registering, so a change between the check and the registration is
-/// never missed.
+/// after joining the wait list, so a change in between is never missed.
 pub(crate) async fn wait_for<T>(mut ready: impl FnMut() -> Option<T>) -> T {
-    poll_fn(|cx| {
-        if let Some(v) = ready() {
+    WaitFor {
+        ready: &mut ready,
+        observer: Observer::new(),
+    }
+    .await
+}
+
+pin_project_lite::pin_project! {
+    struct WaitFor<'a, F> {
+        ready: &'a mut F,
+        #[pin]
+        observer: Observer,
+    }
+}
+
+impl<T, F: FnMut() -> Option<T>> Future for WaitFor<'_, F> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        let this = self.project();
+        if let Some(v) = (this.ready)() {
             return Poll::Ready(v);
         }
-        WAITERS.lock(|w| w.borrow_mut().register(cx.waker()));
-        match ready() {
+        let mut got = None;
+        this.observer.sleep(cx, || {
+            got = (this.ready)();
+            got.is_some()
+        });
+        match got {
             Some(v) => Poll::Ready(v),
             None => Poll::Pending,
         }
-    })
-    .await
+    }
 }

@@ -71,7 +71,8 @@ pub enum RejectKind {
     /// The target node was already up (started through another slot or by
     /// another verb) when this job's turn came.
     AlreadyRunning,
-    /// The target is deactivated (or detached) when its turn came.
+    /// The target is deactivated, held by a deactivated dependency, or
+    /// detached when its turn came.
     TargetDisabled,
     /// A teardown resolved the job before it started.
     ShuttingDown,

@@ -7,7 +7,7 @@
 //! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
 
 use embassy_executor::{SpawnError, Spawner};
-use portable_atomic::{AtomicBool, AtomicU16, Ordering};
+use portable_atomic::{AtomicBool, AtomicU16, AtomicU32, Ordering};
 
 use crate::error::ShutdownTimeout;
 use crate::log::{log_debug, log_warn};
@@ -32,6 +32,9 @@ pub struct Supervisor<const N: usize> {
     /// Set by `teardown` until the next `start`/`respawn_terminate`/`activate`:
     /// pools do not regrow a torn-down graph.
     halted: AtomicBool,
+    /// Teardowns begun (wrapping). A bring-up notes it when it starts and
+    /// spawns only if no teardown began since: see [`era`](Self::era).
+    teardowns: AtomicU32,
     #[cfg(feature = "controller")]
     pub(crate) controller: Option<&'static dyn crate::controller_port::DriveController>,
 }
@@ -43,6 +46,7 @@ impl<const N: usize> Supervisor<N> {
             graph,
             failed: AtomicU16::new(NO_NODE),
             halted: AtomicBool::new(false),
+            teardowns: AtomicU32::new(0),
             #[cfg(feature = "controller")]
             controller: None,
         }
@@ -52,6 +56,24 @@ impl<const N: usize> Supervisor<N> {
     /// `activate`: the pool driver grows nothing meanwhile.
     pub fn is_halted(&self) -> bool {
         self.halted.load(Ordering::Acquire)
+    }
+
+    /// The era a bring-up starts in: the count of teardowns begun. A bring-up
+    /// that waited (for a gate, a `ready` dep) spawns only if it is still the
+    /// same era, checked after the atomic step that marks the node running,
+    /// so a teardown that returned `Ok` never sees a node come up behind it.
+    pub(crate) fn era(&self) -> u32 {
+        self.teardowns.load(Ordering::SeqCst)
+    }
+
+    /// Begin a teardown: halt the drivers and end the era of every bring-up
+    /// in flight. The fence pairs with the one in
+    /// [`bring_up_now`](Self::bring_up_now): either that bring-up sees the new
+    /// era and backs out, or this teardown sees its node running and stops it.
+    fn halt(&self) {
+        self.halted.store(true, Ordering::SeqCst);
+        self.teardowns.fetch_add(1, Ordering::SeqCst);
+        portable_atomic::fence(Ordering::SeqCst);
     }
 
     /// The graph this supervisor drives.
@@ -103,7 +125,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
-        self.halted.store(true, Ordering::Release);
+        self.halt();
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
                 stop(node).await?;
@@ -117,7 +139,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
-        self.halted.store(true, Ordering::Release);
+        self.halt();
         let mut first = Ok(());
         for node in self.nodes_in_order().rev() {
             if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING
@@ -153,17 +175,16 @@ impl<const N: usize> Supervisor<N> {
         // both callers.
         wanted: fn(&TaskNode) -> bool,
     ) -> Result<(), SpawnError> {
+        let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
         for node in self.nodes_in_order() {
-            if node.flags() & (flag::DETACHED | flag::DISABLED | flag::RUNNING) != 0
-                || !wanted(node)
-            {
+            if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
                 continue;
             }
-            let outcome = match self.bring_up_now(node, spawner) {
+            let outcome = match self.bring_up_now(node, spawner, era) {
                 Some(now) => now,
-                None => self.bring_up(node, spawner).await,
+                None => self.bring_up(node, spawner, era).await,
             };
             if let Err(e) = outcome {
                 result = Err(e);
@@ -199,14 +220,15 @@ impl<const N: usize> Supervisor<N> {
         }
         #[cfg(feature = "enabled-if")]
         let f = if node.lift_gated() { node.flags() } else { f };
-        if f & flag::DISABLED != 0 {
+        if f & (flag::DISABLED | flag::HELD) != 0 {
             log_warn!(
-                "start_node: `{}` is disabled (activate it first)",
+                "start_node: `{}` is disabled or held by a deactivated dependency \
+                 (activate it first)",
                 node.name
             );
             return Err(SpawnError::Busy);
         }
-        let result = self.bring_up(node, spawner).await;
+        let result = self.bring_up(node, spawner, self.era()).await;
         notify::changed();
         result
     }
@@ -229,12 +251,15 @@ impl<const N: usize> Supervisor<N> {
 
     // ---- cascades -------------------------------------------------------
 
-    /// Clear the `disabled` latch on `node`, its transitive dependencies and
-    /// (for a pool member) its whole pool, then start them in dependency
-    /// order: down nodes are spawned, parked `Pause` nodes resumed,
-    /// `OnDemand` nodes only enabled (their pool regrows them). Detached nodes
-    /// are never pulled in. Spawn errors are logged and swallowed: the
-    /// cascade starts everything it can.
+    /// Clear the `disabled` latch and the collateral hold on `node`, its
+    /// transitive dependencies and (for a pool member) its whole pool, then
+    /// start them in dependency order: down nodes are spawned, parked `Pause`
+    /// nodes resumed, `OnDemand` nodes only enabled (their pool regrows
+    /// them). Then release the hold of each transitive dependent of `node`
+    /// whose dependencies are all neither disabled nor held any more, and
+    /// start it the same way: `activate` undoes a `deactivate` of the same
+    /// node. Detached nodes are never pulled in. Spawn errors are logged and
+    /// swallowed: the cascade starts everything it can.
     pub async fn activate(&self, node: &'static TaskNode, spawner: Spawner) {
         let Some(seed) = self.graph.index_of(node) else {
             return;
@@ -242,8 +267,9 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return;
         }
+        let era = self.era();
         self.halted.store(false, Ordering::Release);
-        let mut set = Cascade::new(false);
+        let mut set = Cascade::new(0);
         set.mark(self.graph, seed);
         // Walking the order backwards from the seed visits every dependent
         // before its dependencies (and nothing after the seed can be one), so
@@ -255,7 +281,8 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
-        for &i in &self.graph.order[set.lo..=set.hi] {
+        let (lo, hi) = (set.lo, set.hi);
+        for &i in &self.graph.order[lo..=hi] {
             let Some(n) = self.graph.node(i as usize) else {
                 continue;
             };
@@ -263,15 +290,36 @@ impl<const N: usize> Supervisor<N> {
                 continue;
             }
             n.set_disabled(false);
-            if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
+            n.set_held(false);
+            self.activate_one(n, spawner, era).await;
+        }
+        // Forwards from the set, every dependent comes after its
+        // dependencies: one pass reaches the set's dependents, and releases
+        // each held one whose dependencies (decided earlier in this same
+        // pass) no longer block it. O(nodes + edges) past the set.
+        for &i in &self.graph.order[lo..] {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i) else {
+                continue;
+            };
+            if set.has(i) || n.is_detached() {
                 continue;
             }
-            let result = match self.bring_up_now(n, spawner) {
-                Some(now) => now,
-                None => self.bring_up(n, spawner).await,
-            };
-            if let Err(e) = result {
-                log_warn!("activate: `{}` did not start: {}", n.name, e);
+            let deps = self.graph.deps[i];
+            if !deps.iter().any(|&d| set.has(d as usize)) {
+                continue;
+            }
+            set.join(i);
+            let blocked = deps.iter().any(|&d| {
+                self.graph
+                    .node(d as usize)
+                    .is_some_and(|d| d.flags() & (flag::DISABLED | flag::HELD) != 0)
+            });
+            if n.is_held() && !blocked {
+                n.set_held(false);
+                if !n.is_disabled() {
+                    self.activate_one(n, spawner, era).await;
+                }
             }
         }
         // One change for the whole cascade; it also wakes the pool driver
@@ -279,10 +327,28 @@ impl<const N: usize> Supervisor<N> {
         notify::changed();
     }
 
-    /// Latch `disabled` on `node`, its transitive dependents and (for pool
-    /// members) whole pools, then stop them dependents-first. Detached nodes
-    /// are never pulled in, nor is anything that depends on the target only
-    /// through a detached node. Aborts at the first missed ack.
+    /// Start `n` as an activation does: `OnDemand` nodes are only enabled,
+    /// running ones left alone, failures logged.
+    async fn activate_one(&self, n: &'static TaskNode, spawner: Spawner, era: u32) {
+        if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
+            return;
+        }
+        let result = match self.bring_up_now(n, spawner, era) {
+            Some(now) => now,
+            None => self.bring_up(n, spawner, era).await,
+        };
+        if let Err(e) = result {
+            log_warn!("activate: `{}` did not start: {}", n.name, e);
+        }
+    }
+
+    /// Latch `disabled` on `node` (with its whole pool, for a pool member)
+    /// and put the collateral hold on its transitive dependents (with their
+    /// pools), then stop them dependents-first. The hold is what `activate`
+    /// of `node` releases; a node's own `disabled` latch only `activate` of
+    /// that node clears. Detached nodes are never pulled in, nor is anything
+    /// that depends on the target only through a detached node. Aborts at
+    /// the first missed ack.
     pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
         let Some(seed) = self.graph.index_of(node) else {
             return Ok(());
@@ -290,11 +356,12 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        // The cascade latches `disabled` on each node as it joins, before any
-        // stop: no bring-up path (a pool regrow) can restart a member while
-        // its siblings are being stopped.
-        let mut set = Cascade::new(true);
+        // The cascade latches each node as it joins, before any stop: no
+        // bring-up path (a pool regrow) can restart a member while its
+        // siblings are being stopped.
+        let mut set = Cascade::new(flag::DISABLED);
         set.mark(self.graph, seed);
+        set.latch = flag::HELD;
         // Walking the order forwards from the seed visits every dependency
         // before its dependents (and nothing before the seed can be one): one
         // pass closes the set over dependents, O(nodes + edges).
@@ -334,9 +401,10 @@ impl<const N: usize> Supervisor<N> {
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
+        era: u32,
     ) -> Result<(), SpawnError> {
         loop {
-            if let Some(result) = self.bring_up_now(node, spawner) {
+            if let Some(result) = self.bring_up_now(node, spawner, era) {
                 return result;
             }
             let Some(cond) = self.closed_gate(node) else {
@@ -350,15 +418,9 @@ impl<const N: usize> Supervisor<N> {
                 );
                 return self.spawned(node, Err(SpawnError::Busy));
             }
-            // The wait yielded: a `deactivate` that ran meanwhile found the
-            // node down (nothing to stop) and latched it. The latch wins.
-            if node.is_disabled() {
-                log_warn!(
-                    "`{}` was disabled during its gate wait; not spawned",
-                    node.name
-                );
-                return self.spawned(node, Err(SpawnError::Busy));
-            }
+            // The wait yielded: whatever ran meanwhile (a `deactivate`, a
+            // `teardown`) is re-checked by `bring_up_now`, atomically with
+            // the spawn decision.
         }
     }
 
@@ -372,10 +434,19 @@ impl<const N: usize> Supervisor<N> {
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
+        era: u32,
     ) -> Option<Result<(), SpawnError>> {
         if node.is_parked() {
-            node.resume_parked();
-            return Some(Ok(()));
+            return Some(match node.try_begin_resume() {
+                Ok(before) => {
+                    if !self.still_era(node, before, era) {
+                        return Some(self.spawned(node, Err(SpawnError::Busy)));
+                    }
+                    node.wake_resumed();
+                    Ok(())
+                }
+                Err(now) => self.lost_race(node, now),
+            });
         }
         let Some(spawn) = node.spawn_fn() else {
             // A parked (app-spawned) node: the supervisor cannot spawn it. It
@@ -402,12 +473,49 @@ impl<const N: usize> Supervisor<N> {
             }
         }
         // Marking the node running is the one atomic step that decides who
-        // spawns it; a bring-up that loses finds it up already.
-        let Some(before) = node.try_begin_activation() else {
-            return Some(Ok(()));
+        // spawns it (a bring-up that loses finds it up already), and it
+        // refuses a node latched `disabled` or detached meanwhile.
+        let before = match node.try_begin_activation() {
+            Ok(before) => before,
+            Err(now) => return Some(self.lost_race(node, now)),
         };
+        if !self.still_era(node, before, era) {
+            return Some(self.spawned(node, Err(SpawnError::Busy)));
+        }
         let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
         Some(self.spawned(node, spawned))
+    }
+
+    /// After the atomic step that marked `node` running: `true` if no
+    /// teardown began since the bring-up's `era`. Otherwise the step is
+    /// undone (and observers told, as a teardown may be waiting for this
+    /// node's ack): nothing comes up behind a teardown.
+    fn still_era(&self, node: &'static TaskNode, before: u16, era: u32) -> bool {
+        // Pairs with the fence in `halt`.
+        portable_atomic::fence(Ordering::SeqCst);
+        if self.teardowns.load(Ordering::Relaxed) == era {
+            return true;
+        }
+        node.abort_activation(before);
+        notify::changed();
+        log_warn!(
+            "`{}`: a teardown began during its bring-up; not started",
+            node.name
+        );
+        false
+    }
+
+    /// The atomic step found `node` with these flags: up (another bring-up
+    /// won, its outcome is ours), or latched `disabled` / detached meanwhile.
+    fn lost_race(&self, node: &'static TaskNode, flags: u16) -> Result<(), SpawnError> {
+        if flags & flag::RUNNING != 0 {
+            return Ok(());
+        }
+        log_warn!(
+            "`{}` was disabled during its bring-up; not started",
+            node.name
+        );
+        self.spawned(node, Err(SpawnError::Busy))
     }
 
     /// The node waits for something before it spawns: a resource or
@@ -487,24 +595,26 @@ pub(crate) fn await_ack(node: &'static TaskNode) -> AckWait {
     }
 }
 
-/// A stop's ack wait, resolving to its result. A plain future rather than an
-/// `async fn`: every verb that stops nodes embeds it (flash).
-pub(crate) struct AckWait {
-    node: &'static TaskNode,
-    until: Until<'static>,
+pin_project_lite::pin_project! {
+    /// A stop's ack wait, resolving to its result. A plain future rather than
+    /// an `async fn`: every verb that stops nodes embeds it (flash).
+    pub(crate) struct AckWait {
+        node: &'static TaskNode,
+        #[pin]
+        until: Until<'static>,
+    }
 }
 
 impl core::future::Future for AckWait {
     type Output = Result<(), ShutdownTimeout>;
 
     fn poll(
-        mut self: core::pin::Pin<&mut Self>,
+        self: core::pin::Pin<&mut Self>,
         cx: &mut core::task::Context<'_>,
     ) -> core::task::Poll<Self::Output> {
-        let node = self.node;
-        core::pin::Pin::new(&mut self.until)
-            .poll(cx)
-            .map(|in_time| acked(node, in_time))
+        let this = self.project();
+        let node = *this.node;
+        this.until.poll(cx).map(|in_time| acked(node, in_time))
     }
 }
 
@@ -524,12 +634,13 @@ struct Cascade<const N: usize> {
     set: [bool; N],
     lo: usize,
     hi: usize,
-    /// Latch `disabled` on every node that joins (a deactivation).
-    latch: bool,
+    /// The flag latched on every node that joins (`DISABLED` for a
+    /// deactivation's target, `HELD` for its dependents; 0: none).
+    latch: u16,
 }
 
 impl<const N: usize> Cascade<N> {
-    fn new(latch: bool) -> Self {
+    fn new(latch: u16) -> Self {
         Self {
             set: [false; N],
             lo: N,
@@ -542,6 +653,11 @@ impl<const N: usize> Cascade<N> {
         self.set[i]
     }
 
+    /// Add slot `i` alone (no pool, no latch, no span change).
+    fn join(&mut self, i: usize) {
+        self.set[i] = true;
+    }
+
     /// Add slot `i`, with its whole pool if it is a pool member. Detached
     /// nodes never join.
     fn mark(&mut self, graph: &Graph<N>, i: usize) {
@@ -551,7 +667,7 @@ impl<const N: usize> Cascade<N> {
         }
         self.add(graph, i, n);
         #[cfg(feature = "pool")]
-        if let Some(pool) = graph.pools.get(n.pool as usize) {
+        if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
             for m in pool.slots() {
                 if let Some(member) = graph.node(m)
                     && !member.is_detached()
@@ -564,8 +680,10 @@ impl<const N: usize> Cascade<N> {
 
     fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
         self.set[i] = true;
-        if self.latch {
-            n.set_disabled(true);
+        match self.latch {
+            flag::DISABLED => n.set_disabled(true),
+            flag::HELD => n.set_held(true),
+            _ => {}
         }
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
@@ -574,7 +692,7 @@ impl<const N: usize> Cascade<N> {
 }
 
 fn resume_if_parked(node: &'static TaskNode) {
-    if node.flags() & (flag::DETACHED | flag::DISABLED) == 0 && node.is_parked() {
+    if node.flags() & flag::BLOCKED == 0 && node.is_parked() {
         node.resume_parked();
     }
 }

@@ -2,7 +2,7 @@
 //! a gate, a `ready` dep, the driver's next change), optionally bounded by a
 //! timeout or a deadline.
 //!
-//! One concrete, `Unpin` type instead of an `async` closure per call site:
+//! One concrete type instead of an `async` closure per call site:
 //! every verb's state machine embeds the same small struct and calls one
 //! shared `poll`, which keeps flash per verb and RAM per pending verb small.
 
@@ -17,7 +17,7 @@ use embassy_time::Instant;
 use crate::TaskNode;
 use crate::clock::now;
 use crate::node::flag;
-use crate::notify;
+use crate::notify::Observer;
 use crate::resource::Gate;
 
 /// How long a stop waits for the node's ack before returning [`ShutdownTimeout`](crate::ShutdownTimeout).
@@ -56,7 +56,7 @@ impl Cond<'_> {
             #[cfg(feature = "readiness")]
             Cond::DepReady(dep, n) => dep.is_ready() || n.is_running(),
             #[cfg(any(feature = "pool", feature = "controller"))]
-            Cond::Changed(epoch) => notify::epoch() != epoch,
+            Cond::Changed(epoch) => crate::notify::epoch() != epoch,
         }
     }
 }
@@ -90,12 +90,18 @@ impl Tick {
 
 const FOREVER: u64 = u64::MAX;
 
-/// Resolves `true` once its condition holds, `false` if the timeout or
-/// deadline passes first. The condition is re-checked after registering, so
-/// a change between the check and the registration is never missed.
-pub(crate) struct Until<'a> {
-    cond: Cond<'a>,
-    phase: Phase<'a>,
+pin_project_lite::pin_project! {
+    /// Resolves `true` once its condition holds, `false` if the timeout or
+    /// deadline passes first. The condition is re-checked after joining the
+    /// observers, so a change between the check and the join is never
+    /// missed; its place among the observers lives here, so any number of
+    /// `Until`s can wait at once.
+    pub(crate) struct Until<'a> {
+        cond: Cond<'a>,
+        phase: Phase<'a>,
+        #[pin]
+        observer: Observer,
+    }
 }
 
 impl<'a> Until<'a> {
@@ -105,6 +111,7 @@ impl<'a> Until<'a> {
         Self {
             cond,
             phase: Phase::Wait(Tick::new(FOREVER)),
+            observer: Observer::new(),
         }
     }
 
@@ -113,6 +120,7 @@ impl<'a> Until<'a> {
         Self {
             cond,
             phase: Phase::Wait(Tick::new(after(timeout))),
+            observer: Observer::new(),
         }
     }
 
@@ -122,6 +130,7 @@ impl<'a> Until<'a> {
         Self {
             cond,
             phase: Phase::Wait(Tick::new(deadline.map_or(FOREVER, |d| d.as_ticks()))),
+            observer: Observer::new(),
         }
     }
 
@@ -132,6 +141,7 @@ impl<'a> Until<'a> {
         Self {
             cond: Cond::Acked(node),
             phase: Phase::Spin(2),
+            observer: Observer::new(),
         }
     }
 
@@ -140,6 +150,7 @@ impl<'a> Until<'a> {
         Self {
             cond: Cond::Acked(node),
             phase: Phase::Request(node),
+            observer: Observer::new(),
         }
     }
 }
@@ -152,9 +163,9 @@ impl Future for Until<'_> {
     type Output = bool;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
-        let this = self.get_mut();
-        if let Phase::Request(node) = this.phase {
-            this.phase = Phase::Spin(2);
+        let this = self.project();
+        if let Phase::Request(node) = *this.phase {
+            *this.phase = Phase::Spin(2);
             cx.waker().wake_by_ref();
             node.request_shutdown();
             return Poll::Pending;
@@ -162,24 +173,24 @@ impl Future for Until<'_> {
         if this.cond.holds() {
             return Poll::Ready(true);
         }
-        let deadline = match this.phase {
+        let deadline = match *this.phase {
             Phase::Spin(left @ 1..) => {
-                this.phase = Phase::Spin(left - 1);
+                *this.phase = Phase::Spin(left - 1);
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
             Phase::Wait(at) => at.get(),
             _ => after(SHUTDOWN_ACK_TIMEOUT),
         };
-        this.phase = Phase::Wait(Tick::new(deadline));
+        *this.phase = Phase::Wait(Tick::new(deadline));
         if deadline != FOREVER {
             if now() >= deadline {
                 return Poll::Ready(this.cond.holds());
             }
             embassy_time_driver::schedule_wake(deadline, cx.waker());
         }
-        notify::register(cx.waker());
-        if this.cond.holds() {
+        let cond = *this.cond;
+        if this.observer.sleep(cx, || cond.holds()) {
             Poll::Ready(true)
         } else {
             Poll::Pending

@@ -99,20 +99,26 @@ async fn cascades(spawner: Spawner) {
     SUP1.apply_control(cmd(&NET, ControlOp::Deactivate), spawner)
         .await
         .unwrap();
+    // The target is latched; its dependents get the collateral hold.
     assert!(!NET.is_running() && NET.is_disabled());
-    assert!(POOL.iter().all(|m| !m.is_running() && m.is_disabled()));
-    assert!(APP.is_disabled());
+    assert!(
+        POOL.iter()
+            .all(|m| !m.is_running() && m.is_held() && !m.is_disabled())
+    );
+    assert!(APP.is_held(), "APP (declared disabled) is held as well");
 
-    // Activating a leaf pulls its dependencies up first. The pool stays
-    // disabled: it is a dependent of NET, not a dependency of APP.
+    // Activating a leaf pulls its dependencies up first. NET is enabled
+    // again, so the hold it put on the pool is released: the Terminate floor
+    // comes back, the OnDemand members are only enabled.
     SUP1.apply_control(cmd(&APP, ControlOp::Activate), spawner)
         .await
         .unwrap();
     assert!(NET.is_running() && APP.is_running());
     assert!(
-        POOL.iter().all(|m| m.is_disabled()),
-        "activate expands dependencies only"
+        POOL.iter().all(|m| !m.is_held() && !m.is_disabled()),
+        "the hold is released with NET's latch"
     );
+    assert!(POOL[0].is_running() && !POOL[1].is_running() && !POOL[2].is_running());
 
     SUP1.teardown().await.unwrap();
     common::pass();

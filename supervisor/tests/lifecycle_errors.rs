@@ -252,8 +252,8 @@ kit_test!(
             "TOP may still use T"
         );
         assert!(
-            T.is_disabled() && TOP.is_disabled(),
-            "the latch is set up front"
+            T.is_disabled() && TOP.is_held(),
+            "the latch and the hold are set up front"
         );
     }
 );

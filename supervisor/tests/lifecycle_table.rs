@@ -237,12 +237,14 @@ kit_test!(
         settle().await;
         SUP.deactivate(&T).await.unwrap();
         assert_eq!(REC.order(Ack), [TOP_I, T_I]);
-        for n in [&T, &TOP] {
-            assert!(n.is_disabled() && !n.is_running(), "{}", n.name);
-        }
+        assert!(T.is_disabled() && !T.is_held() && !T.is_running());
+        assert!(
+            TOP.is_held() && !TOP.is_disabled() && !TOP.is_running(),
+            "a dependent gets the collateral hold, not the latch"
+        );
         for n in [&BASE, &P] {
             assert!(
-                !n.is_disabled() && n.is_running(),
+                !n.is_disabled() && !n.is_held() && n.is_running(),
                 "{} is not a dependent",
                 n.name
             );
@@ -256,7 +258,7 @@ kit_test!(deactivate__pause__disabled_parks_and_stays_parked, |s| {
     settle().await;
     SUP.deactivate(&P).await.unwrap();
     assert!(P.is_disabled() && parked(&P, &K[P_I]));
-    assert!(TOP.is_disabled() && !TOP.is_running(), "dependent cascaded");
+    assert!(TOP.is_held() && !TOP.is_running(), "dependent cascaded");
     SUP.resume_pausable();
     SUP.resume_node(&P);
     SUP.start(s).await.unwrap();
@@ -333,12 +335,38 @@ kit_test!(
         for n in [&BASE, &T, &P, &TOP] {
             assert!(!n.is_disabled(), "{}", n.name);
         }
+        // BASE is enabled again, so the holds it put on its other
+        // dependents are released; their own latches stay.
         assert!(
-            O.is_disabled() && DP.is_disabled(),
-            "only dependencies expand"
+            !O.is_disabled() && !O.is_held() && !O.is_running(),
+            "O is released and, being OnDemand, only enabled"
+        );
+        assert!(
+            DP.is_disabled() && !DP.is_held() && !DP.is_running(),
+            "DP keeps its own latch"
         );
     }
 );
+
+kit_test!(activate__after_deactivate__the_dependents_come_back, |s| {
+    provide();
+    SUP.start(s).await.unwrap();
+    settle().await;
+    let before = running(&NODES);
+    SUP.deactivate(&BASE).await.unwrap();
+    assert_eq!(running(&NODES), ["X"]);
+    SUP.activate(&BASE, s).await;
+    settle().await;
+    assert_eq!(running(&NODES), before, "activate undoes deactivate");
+    for n in NODES {
+        assert!(!n.is_held(), "{} still held", n.name);
+    }
+    assert!(!BASE.is_disabled() && !O.is_disabled());
+    assert!(
+        D.is_disabled() && DP.is_disabled(),
+        "declared latches are their own"
+    );
+});
 
 kit_test!(activate__pause__enabled_and_resumed_in_place, |s| {
     provide();
@@ -352,8 +380,13 @@ kit_test!(activate__pause__enabled_and_resumed_in_place, |s| {
     assert_eq!(REC.count(Resumed, P_I), 1);
     assert_eq!(K[P_I].live(), 1);
     assert!(
-        TOP.is_disabled() && !TOP.is_running(),
-        "dependents stay down"
+        TOP.is_running() && !TOP.is_held() && !TOP.is_disabled(),
+        "activate undoes the deactivate: the held dependent comes back"
+    );
+    assert_eq!(REC.count(Spawn, TOP_I), 2);
+    assert!(
+        DP.is_disabled() && !DP.is_held() && !DP.is_running(),
+        "a dependent with its own latch is released from the hold only"
     );
 });
 

@@ -13,7 +13,8 @@
 //!   dependents the step must leave down are already down;
 //! - no double spawn: each task has a `TaskPool` of 1, so a double spawn is a
 //!   refused token, recorded; live instances are counted by the workers;
-//! - the disabled latch holds, and the running / disabled / detached / live
+//! - the disabled latch and the collateral hold keep nodes down, and the
+//!   running / disabled / held / detached / live
 //!   sets equal the model's.
 //!
 //! Seeded xorshift (no extra deps); `MODEL_SEED=<u64>` replays a run.
@@ -75,12 +76,19 @@ struct NodeModel {
     /// A `Pause` instance that acked a stop and waits to be resumed.
     parked: bool,
     disabled: bool,
+    /// The collateral hold of a deactivated dependency.
+    held: bool,
     detached: bool,
 }
 
 impl NodeModel {
     fn live(&self) -> bool {
         self.running || self.parked
+    }
+
+    /// Disabled or held: no bring-up starts it.
+    fn blocked(&self) -> bool {
+        self.disabled || self.held
     }
 }
 
@@ -120,7 +128,7 @@ impl Model {
 
     fn resume_if_parked(&mut self, i: usize) {
         let n = self.nodes[i];
-        if n.parked && !n.disabled && !n.detached {
+        if n.parked && !n.blocked() && !n.detached {
             self.up(i);
         }
     }
@@ -154,7 +162,8 @@ impl Model {
             Verb::Start => {
                 for i in order {
                     let n = self.nodes[i];
-                    if !(n.detached || n.disabled || n.running || self.modes[i] == Mode::OnDemand) {
+                    if !(n.detached || n.blocked() || n.running || self.modes[i] == Mode::OnDemand)
+                    {
                         self.up(i);
                     }
                 }
@@ -169,7 +178,7 @@ impl Model {
             Verb::RespawnTerminate => {
                 for i in order {
                     let n = self.nodes[i];
-                    if self.modes[i] == Mode::Terminate && !(n.detached || n.disabled || n.running)
+                    if self.modes[i] == Mode::Terminate && !(n.detached || n.blocked() || n.running)
                     {
                         self.up(i);
                     }
@@ -185,7 +194,7 @@ impl Model {
                 if n.detached || n.running {
                     return true;
                 }
-                if n.disabled {
+                if n.blocked() {
                     return false;
                 }
                 self.up(i);
@@ -200,14 +209,31 @@ impl Model {
                 if self.nodes[i].detached {
                     return true;
                 }
-                let set = self.cascade(i, true);
+                let mut set = self.cascade(i, true);
                 for j in order {
                     if !set[j] {
                         continue;
                     }
                     self.nodes[j].disabled = false;
-                    if self.modes[j] != Mode::OnDemand && !self.nodes[j].running {
-                        self.up(j);
+                    self.nodes[j].held = false;
+                    self.start_if_wanted(j);
+                }
+                // The dependents of the set, in order: a held one whose
+                // dependencies block it no more is released and started.
+                for j in order {
+                    if set[j] || self.nodes[j].detached {
+                        continue;
+                    }
+                    if !DEPS[j].iter().any(|&d| set[d as usize]) {
+                        continue;
+                    }
+                    set[j] = true;
+                    let blocked = DEPS[j].iter().any(|&d| self.nodes[d as usize].blocked());
+                    if self.nodes[j].held && !blocked {
+                        self.nodes[j].held = false;
+                        if !self.nodes[j].disabled {
+                            self.start_if_wanted(j);
+                        }
                     }
                 }
             }
@@ -216,8 +242,12 @@ impl Model {
                     return true;
                 }
                 let set = self.cascade(i, false);
-                for (node, _) in self.nodes.iter_mut().zip(set).filter(|(_, s)| *s) {
-                    node.disabled = true;
+                for (j, node) in self.nodes.iter_mut().enumerate() {
+                    if j == i {
+                        node.disabled = true;
+                    } else if set[j] {
+                        node.held = true;
+                    }
                 }
                 for j in order.into_iter().rev() {
                     if set[j] && self.nodes[j].running {
@@ -231,6 +261,14 @@ impl Model {
             }
         }
         true
+    }
+
+    /// What an activation does to one enabled node: `OnDemand` nodes are
+    /// only enabled, running ones left alone.
+    fn start_if_wanted(&mut self, j: usize) {
+        if self.modes[j] != Mode::OnDemand && !self.nodes[j].running {
+            self.up(j);
+        }
     }
 
     fn mask(&self, f: impl Fn(&NodeModel) -> bool) -> u32 {
@@ -301,19 +339,31 @@ fn diff(model: &Model, step_events: &[(Ev, usize)]) -> Vec<String> {
     for (i, n) in NODES.iter().enumerate() {
         let m = model.nodes[i];
         let live = K[i].live.load(Ordering::SeqCst);
-        let real = (n.is_running(), n.is_disabled(), n.is_detached(), live);
-        let want = (m.running, m.disabled, m.detached, u32::from(m.live()));
+        let real = (
+            n.is_running(),
+            n.is_disabled(),
+            n.is_held(),
+            n.is_detached(),
+            live,
+        );
+        let want = (
+            m.running,
+            m.disabled,
+            m.held,
+            m.detached,
+            u32::from(m.live()),
+        );
         if real != want {
             out.push(format!(
-                "`{}` (running, disabled, detached, live) = {real:?}, model says {want:?}",
+                "`{}` (running, disabled, held, detached, live) = {real:?}, model says {want:?}",
                 n.name
             ));
         }
         let came_up = step_events
             .iter()
             .any(|&(e, j)| j == i && (e == Spawn || e == Resumed));
-        if came_up && n.is_disabled() {
-            out.push(format!("`{}` came up while disabled", n.name));
+        if came_up && (n.is_disabled() || n.is_held()) {
+            out.push(format!("`{}` came up while disabled or held", n.name));
         }
     }
     for &(e, j) in step_events {

@@ -765,14 +765,14 @@ async fn main_task(spawner: Spawner) {
         n >= 3 && position(&log[..n], 0) == Some(n - 1),
     );
     check(
-        "deactivate(BUS): every dependent down and disabled",
+        "deactivate(BUS): BUS latched, every dependent down and held",
         r.is_ok()
-            && [&BUS, &APP, &FAST, &ONESHOT, &EXTRA]
+            && !BUS.is_running()
+            && BUS.is_disabled()
+            && [&APP, &FAST, &ONESHOT, &EXTRA, &SENSOR]
                 .iter()
-                .all(|n| !n.is_running() && n.is_disabled())
-            && !SENSOR.is_running()
-            && SENSOR.is_disabled()
-            && POOL.iter().all(|m| !m.is_running() && m.is_disabled()),
+                .all(|n| !n.is_running() && n.is_held())
+            && POOL.iter().all(|m| !m.is_running() && m.is_held()),
     );
     check(
         "deactivate(BUS): detached coordinator not pulled in",
@@ -786,8 +786,12 @@ async fn main_task(spawner: Spawner) {
         APP.is_running() && SENSOR.is_running() && BUS.is_running() && spawns(1) == 1,
     );
     check(
-        "activate(APP): unrelated dependents stay disabled",
-        !FAST.is_running() && FAST.is_disabled() && EXTRA.is_disabled(),
+        "activate(APP): BUS is back, so its held dependents are released",
+        FAST.is_running() && !FAST.is_held() && POOL.iter().all(|m| !m.is_held()),
+    );
+    check(
+        "activate(APP): EXTRA keeps its own latch",
+        !EXTRA.is_running() && EXTRA.is_disabled() && !EXTRA.is_held(),
     );
 
     // A wedged node: the missed ack is a value naming it, not a panic or hang.

@@ -13,8 +13,7 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
 {
     fn next_admission(&self, admit: bool) -> Option<Admission> {
         let now = Instant::from_ticks(crate::clock::now());
-        let (admission, delivery) = self.state.lock(|s| {
-            let mut s = s.borrow_mut();
+        let (admission, delivery) = self.with_state(|s| {
             s.drain_intake(now);
             s.sweep(now);
             if admit { s.pick(now) } else { None }
@@ -46,9 +45,7 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
 
     fn admitted(&self, a: Admission, result: Result<(), SpawnError>) {
         let now = Instant::from_ticks(crate::clock::now());
-        let inbox = self
-            .state
-            .lock(|s| s.borrow_mut().admitted(a.slot, result, now));
+        let inbox = self.with_state(|s| s.admitted(a.slot, result, now));
         // A failed spawn put the payload back (the `Lent` guard); take it
         // out so no later spawn of that node runs a job nobody queued.
         if let Some(inbox) = inbox {
@@ -58,13 +55,12 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
 
     fn close(&self) {
         let now = Instant::from_ticks(crate::clock::now());
-        self.state.lock(|s| s.borrow_mut().close(now));
+        self.with_state(|s| s.close(now));
     }
 
     fn reopen(&self) {
         let now = Instant::from_ticks(crate::clock::now());
-        self.state.lock(|s| {
-            let mut s = s.borrow_mut();
+        self.with_state(|s| {
             s.sweep(now);
             s.closed = false;
         });
@@ -121,12 +117,18 @@ impl<const N: usize> Supervisor<N> {
         };
         // A torn-down graph starts nothing until it is started again (as
         // pools do not regrow): jobs wait in their slots meanwhile.
-        while let Some(a) = ctrl.next_admission(!self.is_halted()) {
+        loop {
+            // Noted before `halted` is read: a teardown after that read ends
+            // this era, and the admission's bring-up backs out.
+            let era = self.era();
+            let Some(a) = ctrl.next_admission(!self.is_halted()) else {
+                break;
+            };
             let guard = AdmitGuard {
                 ctrl,
                 admission: Some(a),
             };
-            let result = self.bring_up(a.node, spawner).await;
+            let result = self.bring_up(a.node, spawner, era).await;
             guard.finish(result);
         }
         ctrl.overdue(

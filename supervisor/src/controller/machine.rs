@@ -14,18 +14,21 @@ use super::*;
 impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, const WATCH: usize>
     State<P, SLOTS, DEPTH, INTAKE, WATCH>
 {
-    pub(super) fn resolve(&mut self, watch: u8, outcome: TaskOutcome) {
-        let Some(cell) = self.watch.get_mut(watch as usize) else {
+    pub(super) fn resolve(&mut self, watch: Option<u8>, outcome: TaskOutcome) {
+        let Some(i) = watch.map(usize::from) else {
+            return;
+        };
+        let Some(cell) = self.watch.get_mut(i) else {
             return;
         };
         match *cell {
             Watch::Pending => {
                 *cell = Watch::Done(outcome);
-                self.watchers.wake();
+                self.watchers[i].wake();
             }
             Watch::Abandoned => {
                 *cell = Watch::Free;
-                self.room.wake();
+                self.room_freed = true;
             }
             Watch::Free | Watch::Done(_) => {}
         }
@@ -46,7 +49,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     fn advance(&mut self, i: usize, now: Instant) {
         let slot = &mut self.slots[i];
         slot.owner = None;
-        slot.owner_watch = NO_WATCH;
+        slot.owner_watch = None;
         slot.owner_inbox = None;
         slot.next = slot.queue.pop();
         let to = if slot.next.is_some() {
@@ -67,7 +70,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
             self.admit(p, now);
         }
         if drained {
-            self.room.wake();
+            self.room_freed = true;
         }
     }
 
@@ -213,7 +216,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     fn choose(&self, target: &'static JobTarget<P>) -> Choice<P> {
         match target.kind {
             TargetKind::Node { node, inbox } => {
-                if node.is_disabled() || node.is_detached() {
+                if node.is_disabled() || node.is_held() || node.is_detached() {
                     Choice::Refuse(TaskOutcome::Rejected {
                         kind: RejectKind::TargetDisabled,
                     })
@@ -237,7 +240,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
                 for (m, node) in members.iter().enumerate() {
                     let busy = node.is_running() || self.reserved(node);
                     active += busy as usize;
-                    let enabled = !node.is_disabled() && !node.is_detached();
+                    let enabled = !node.is_disabled() && !node.is_held() && !node.is_detached();
                     usable |= enabled && node.has_spawn() && node.mode() != Mode::Pause;
                     if free.is_none()
                         && !busy
@@ -297,7 +300,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         while let Some(p) = self.intake.pop() {
             self.reject(p.key, p.job, RejectKind::ShuttingDown);
         }
-        self.room.wake();
+        self.room_freed = true;
         for i in 0..SLOTS {
             let key = self.slots[i].key.unwrap_or(Key::Id(u32::MAX));
             while let Some(job) = self.slots[i].queue.pop() {

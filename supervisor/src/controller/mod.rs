@@ -20,8 +20,9 @@ use core::future::poll_fn;
 use core::task::Poll;
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::waitqueue::MultiWakerRegistration;
+use embassy_sync::waitqueue::WakerRegistration;
 use embassy_time::Instant;
+use maitake_sync::WaitQueue;
 
 mod drive;
 mod machine;
@@ -33,13 +34,12 @@ pub use spec::*;
 
 // ---- internals ----------------------------------------------------------
 
-const NO_WATCH: u8 = u8::MAX;
-
 /// A queued job. Kept small: it is the per-queued-job cost.
 struct Job<P: 'static> {
     target: &'static JobTarget<P>,
     payload: P,
-    watch: u8,
+    /// The watch cell that receives the outcome, if watched.
+    watch: Option<u8>,
 }
 
 /// A submission waiting in the intake.
@@ -107,7 +107,7 @@ struct Slot<P: 'static, const D: usize> {
     since: Instant,
     /// The node the current job runs on (set when it is picked for spawn).
     owner: Option<&'static TaskNode>,
-    owner_watch: u8,
+    owner_watch: Option<u8>,
     owner_inbox: Option<&'static ResourceSlot<P>>,
     /// The driver is awaiting the owner's spawn.
     in_flight: bool,
@@ -125,7 +125,7 @@ impl<P: 'static, const D: usize> Slot<P, D> {
             status: SlotStatusKind::Idle,
             since: Instant::from_ticks(0),
             owner: None,
-            owner_watch: NO_WATCH,
+            owner_watch: None,
             owner_inbox: None,
             in_flight: false,
             seq: 0,
@@ -173,13 +173,15 @@ struct State<
     slots: [Slot<P, DEPTH>; SLOTS],
     intake: Ring<Pending<P>, INTAKE>,
     watch: [Watch; WATCH],
+    /// Per watch cell, the one `submit_and_watch` future that holds it: a
+    /// resolution wakes exactly its watcher.
+    watchers: [WakerRegistration; WATCH],
     closed: bool,
     /// Source of `Slot::seq`.
     seq: u32,
-    /// Submitters waiting for intake room or a free watch cell.
-    room: MultiWakerRegistration<4>,
-    /// `submit_and_watch` futures waiting for an outcome.
-    watchers: MultiWakerRegistration<4>,
+    /// Intake room or a watch cell was freed: the controller wakes the
+    /// submitters waiting for room once the state lock is released.
+    room_freed: bool,
 }
 
 /// Keyed admission control over one supervisor's nodes and pools.
@@ -187,7 +189,9 @@ struct State<
 /// `P`: payload type of every job (`()` for unit jobs). `SLOTS`: lanes.
 /// `DEPTH`: queued jobs per lane (beyond the running one). `INTAKE`:
 /// submissions buffered before the driver sees them. `WATCH`: concurrently
-/// watched submissions (at most 254).
+/// watched submissions (at most 256; more fails to compile). Any number of
+/// tasks may wait for intake room or a watch cell: each waits in its own
+/// future, woken when room is freed, never polled meanwhile.
 ///
 /// ```
 /// use embassy_supervisor::{Graph, Mode, Supervisor, NodeSpec, TaskNode};
@@ -208,6 +212,9 @@ pub struct Controller<
     const WATCH: usize = 4,
 > {
     state: Mutex<CriticalSectionRawMutex, RefCell<State<P, SLOTS, DEPTH, INTAKE, WATCH>>>,
+    /// Submitters waiting for intake room or a free watch cell (an
+    /// intrusive list: no capacity to overflow).
+    room: WaitQueue,
 }
 
 impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, const WATCH: usize>
@@ -221,22 +228,23 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
 impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, const WATCH: usize>
     Controller<P, SLOTS, DEPTH, INTAKE, WATCH>
 {
-    /// An empty controller. Fails const evaluation if `WATCH > 254`.
+    /// An empty controller. Fails const evaluation if `WATCH > 256`.
     pub const fn new() -> Self {
         assert!(
-            WATCH < NO_WATCH as usize,
-            "a controller watches at most 254 submissions"
+            WATCH <= u8::MAX as usize + 1,
+            "a controller watches at most 256 submissions (watch cells are indexed by u8)"
         );
         Self {
             state: Mutex::new(RefCell::new(State {
                 slots: [const { Slot::new() }; SLOTS],
                 intake: Ring::new(),
                 watch: [Watch::Free; WATCH],
+                watchers: [const { WakerRegistration::new() }; WATCH],
                 closed: false,
                 seq: 0,
-                room: MultiWakerRegistration::new(),
-                watchers: MultiWakerRegistration::new(),
+                room_freed: false,
             })),
+            room: WaitQueue::new(),
         }
     }
 
@@ -250,14 +258,14 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     /// Hand `spec` to the controller without waiting: `Err` with the spec
     /// back if the intake is full or a teardown is in progress.
     pub fn try_submit(&self, spec: ControllerSpec<P>) -> Result<(), SubmitError<P>> {
-        self.push(spec, NO_WATCH, None)
+        self.push(spec, None)
             .map_err(|(error, spec)| SubmitError { error, spec })
     }
 
     /// Hand `spec` to the controller, waiting for intake room. `Err` only
     /// while a teardown is in progress (`Closed`).
     pub async fn submit(&self, spec: ControllerSpec<P>) -> Result<(), SubmitError<P>> {
-        self.push_waiting(spec, NO_WATCH)
+        self.push_waiting(spec, None)
             .await
             .map_err(|spec| SubmitError {
                 error: ControllerError::Closed,
@@ -271,11 +279,11 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     /// Dropping the future stops the watching, not the job.
     pub async fn submit_and_watch(&self, spec: ControllerSpec<P>) -> TaskOutcome {
         let mut ticket = WatchTicket {
-            state: &self.state,
+            ctrl: self,
             idx: self.claim_watch().await,
             submitted: false,
         };
-        if self.push_waiting(spec, ticket.idx).await.is_err() {
+        if self.push_waiting(spec, Some(ticket.idx)).await.is_err() {
             return TaskOutcome::Rejected {
                 kind: RejectKind::ShuttingDown,
             };
@@ -283,22 +291,33 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         ticket.submitted = true;
         let idx = ticket.idx as usize;
         poll_fn(|cx| {
-            self.state.lock(|s| {
-                let mut s = s.borrow_mut();
-                match s.watch[idx] {
-                    Watch::Done(outcome) => {
-                        s.watch[idx] = Watch::Free;
-                        s.room.wake();
-                        Poll::Ready(outcome)
-                    }
-                    _ => {
-                        s.watchers.register(cx.waker());
-                        Poll::Pending
-                    }
+            self.with_state(|s| match s.watch[idx] {
+                Watch::Done(outcome) => {
+                    s.watch[idx] = Watch::Free;
+                    s.room_freed = true;
+                    Poll::Ready(outcome)
+                }
+                _ => {
+                    s.watchers[idx].register(cx.waker());
+                    Poll::Pending
                 }
             })
         })
         .await
+    }
+
+    /// Run `f` on the state under its lock, then wake the submitters
+    /// waiting for room if `f` freed some.
+    fn with_state<R>(&self, f: impl FnOnce(&mut State<P, SLOTS, DEPTH, INTAKE, WATCH>) -> R) -> R {
+        let (r, freed) = self.state.lock(|s| {
+            let mut s = s.borrow_mut();
+            let r = f(&mut s);
+            (r, core::mem::take(&mut s.room_freed))
+        });
+        if freed {
+            self.room.wake_all();
+        }
+        r
     }
 
     /// A point-in-time view of every slot in use.
@@ -326,65 +345,50 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     }
 
     async fn claim_watch(&self) -> u8 {
-        poll_fn(|cx| {
-            self.state.lock(|s| {
-                let mut s = s.borrow_mut();
-                match s.watch.iter().position(|w| *w == Watch::Free) {
-                    Some(i) => {
-                        s.watch[i] = Watch::Pending;
-                        Poll::Ready(i as u8)
-                    }
-                    None => {
-                        s.room.register(cx.waker());
-                        Poll::Pending
-                    }
-                }
-            })
-        })
-        .await
+        loop {
+            // Created before the check: it sees every wake after this point.
+            let room = self.room.wait();
+            let claimed = self.with_state(|s| {
+                let i = s.watch.iter().position(|w| *w == Watch::Free)?;
+                s.watch[i] = Watch::Pending;
+                Some(i as u8)
+            });
+            if let Some(i) = claimed {
+                return i;
+            }
+            let _ = room.await;
+        }
     }
 
     /// Push into the intake, waiting for room; `Err(spec)` if closed.
     async fn push_waiting(
         &self,
-        spec: ControllerSpec<P>,
-        watch: u8,
+        mut spec: ControllerSpec<P>,
+        watch: Option<u8>,
     ) -> Result<(), ControllerSpec<P>> {
-        let mut held = Some(spec);
-        poll_fn(|cx| {
-            // A completed poll_fn is never polled again, so `held` is always
-            // `Some` here.
-            let Some(spec) = held.take() else {
-                return Poll::Pending;
-            };
-            match self.push(spec, watch, Some(cx)) {
-                Ok(()) => Poll::Ready(Ok(())),
-                Err((ControllerError::Closed, spec)) => Poll::Ready(Err(spec)),
-                Err((ControllerError::Full, spec)) => {
-                    held = Some(spec);
-                    Poll::Pending
-                }
+        loop {
+            // Created before the attempt: it sees every wake after this point.
+            let room = self.room.wait();
+            match self.push(spec, watch) {
+                Ok(()) => return Ok(()),
+                Err((ControllerError::Closed, spec)) => return Err(spec),
+                Err((ControllerError::Full, back)) => spec = back,
             }
-        })
-        .await
+            let _ = room.await;
+        }
     }
 
     fn push(
         &self,
         spec: ControllerSpec<P>,
-        watch: u8,
-        cx: Option<&mut core::task::Context<'_>>,
+        watch: Option<u8>,
     ) -> Result<(), (ControllerError, ControllerSpec<P>)> {
         let key = spec.slot_name();
-        let result = self.state.lock(|s| {
-            let mut s = s.borrow_mut();
+        let result = self.with_state(|s| {
             if s.closed {
                 return Err((ControllerError::Closed, spec));
             }
             if s.intake.len == INTAKE {
-                if let Some(cx) = cx {
-                    s.room.register(cx.waker());
-                }
                 return Err((ControllerError::Full, spec));
             }
             #[cfg(feature = "events")]
@@ -417,7 +421,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
 /// reached the intake or its outcome is already here, abandoned (freed by
 /// the resolver) otherwise.
 struct WatchTicket<'a, P: 'static, const S: usize, const D: usize, const I: usize, const W: usize> {
-    state: &'a Mutex<CriticalSectionRawMutex, RefCell<State<P, S, D, I, W>>>,
+    ctrl: &'a Controller<P, S, D, I, W>,
     idx: u8,
     submitted: bool,
 }
@@ -428,15 +432,12 @@ impl<P: 'static, const S: usize, const D: usize, const I: usize, const W: usize>
     fn drop(&mut self) {
         let idx = self.idx as usize;
         let submitted = self.submitted;
-        self.state.lock(|s| {
-            let mut s = s.borrow_mut();
-            match s.watch[idx] {
-                Watch::Pending if submitted => s.watch[idx] = Watch::Abandoned,
-                Watch::Free => {}
-                _ => {
-                    s.watch[idx] = Watch::Free;
-                    s.room.wake();
-                }
+        self.ctrl.with_state(|s| match s.watch[idx] {
+            Watch::Pending if submitted => s.watch[idx] = Watch::Abandoned,
+            Watch::Free => {}
+            _ => {
+                s.watch[idx] = Watch::Free;
+                s.room_freed = true;
             }
         });
     }

@@ -20,7 +20,7 @@ pub enum TaskOutcome {
     /// Started, then stopped on request (Replace, deactivation, teardown).
     Canceled,
     /// The spawn failed (gate timeout, full task pool, no spawn fn, a
-    /// `Pause` target).
+    /// `Pause` target), or a teardown began while it waited on a gate.
     Failed,
 }
 

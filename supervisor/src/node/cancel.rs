@@ -11,6 +11,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use super::TaskNode;
+use crate::notify::Observer;
 
 pin_project_lite::pin_project! {
     /// Resolves with the work's output, or `Err(Aborted)` once a stop is
@@ -21,12 +22,20 @@ pin_project_lite::pin_project! {
         ack: bool,
         #[pin]
         work: F,
+        // Used only if another task already waits on the node.
+        #[pin]
+        observer: Observer,
     }
 }
 
 impl<'a, F> Cancellable<'a, F> {
     pub(crate) fn new(node: &'a TaskNode, work: F, ack: bool) -> Self {
-        Self { node, ack, work }
+        Self {
+            node,
+            ack,
+            work,
+            observer: Observer::new(),
+        }
     }
 }
 
@@ -40,7 +49,7 @@ impl<F: Future> Future for Cancellable<'_, F> {
         if let Poll::Ready(v) = this.work.poll(cx) {
             return Poll::Ready(Ok(v));
         }
-        if this.node.stop_seen(cx.waker()) {
+        if this.node.stop_seen(cx, this.observer) {
             if *this.ack {
                 this.node.ack_dropped();
             }

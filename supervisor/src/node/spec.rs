@@ -9,10 +9,6 @@ use crate::resource::Gate;
 /// slot, `ready` dep) unless the node sets `slot_timeout:`.
 pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
 
-/// Pool index of a node that belongs to no pool.
-#[cfg(feature = "pool")]
-pub(crate) const NO_POOL: u8 = u8::MAX;
-
 /// A node's declaration, built with const builders and referenced by its
 /// [`TaskNode`](crate::TaskNode):
 ///
@@ -30,9 +26,10 @@ pub struct NodeSpec {
     pub(crate) mode: Mode,
     /// This node's slot in its graph (a hint; verified on use).
     pub(crate) index: u8,
-    /// Index into the graph's `pools`, or [`NO_POOL`].
+    /// Index into the graph's `pools`, if a member. Not a sentinel value:
+    /// a graph of 256 slots can hold 256 pools, indices 0..=255.
     #[cfg(feature = "pool")]
-    pub(crate) pool: u8,
+    pub(crate) pool: Option<u8>,
     /// Starts with the `disabled` latch set.
     pub(crate) disabled: bool,
     /// `enabled_if:`: `start()` latches `disabled` when it returns `false`.
@@ -52,7 +49,7 @@ impl NodeSpec {
             mode,
             index: 0,
             #[cfg(feature = "pool")]
-            pool: NO_POOL,
+            pool: None,
             disabled: false,
             #[cfg(feature = "enabled-if")]
             enabled_if: None,
@@ -108,7 +105,7 @@ impl NodeSpec {
     /// Marks the node as member of `graph.pools[pool]`.
     #[cfg(feature = "pool")]
     pub const fn in_pool(mut self, pool: u8) -> Self {
-        self.pool = pool;
+        self.pool = Some(pool);
         self
     }
 
