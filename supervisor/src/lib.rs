@@ -25,9 +25,11 @@ mod error;
 mod graph;
 mod node;
 mod notify;
+mod phase;
 mod resource;
 mod spec;
 mod supervisor;
+mod transition;
 mod wait;
 
 #[cfg(feature = "control")]
@@ -35,6 +37,8 @@ mod control;
 #[cfg(feature = "pool")]
 mod pool;
 
+#[cfg(feature = "breadcrumb")]
+pub mod breadcrumb;
 #[cfg(feature = "controller")]
 pub mod controller;
 #[cfg(feature = "events")]
@@ -45,6 +49,7 @@ pub mod trace;
 pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Mode, SpawnFn, TaskNode};
+pub use phase::Phase;
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
 pub use spec::NodeSpec;
 pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};

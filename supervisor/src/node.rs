@@ -9,6 +9,8 @@ use core::task::{Poll, Waker};
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+#[cfg(feature = "breadcrumb")]
+use portable_atomic::AtomicU8;
 #[cfg(feature = "liveness")]
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
@@ -16,7 +18,9 @@ use portable_atomic::{AtomicU16, Ordering};
 use crate::cancel::Cancellable;
 use crate::error::Aborted;
 use crate::notify;
+use crate::phase::Phase;
 use crate::spec::NodeSpec;
+use crate::transition::transition;
 
 /// What the whole-graph transitions do to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +94,10 @@ pub struct TaskNode {
     last_beat: AtomicU32,
     #[cfg(feature = "trace")]
     trace: crate::trace::NodeTrace,
+    /// The last `Phase` driven (feature `breadcrumb`): a spare byte of the
+    /// struct's padding on 32-bit targets, so it costs no RAM there.
+    #[cfg(feature = "breadcrumb")]
+    pub(crate) crumb: AtomicU8,
 }
 
 impl core::ops::Deref for TaskNode {
@@ -111,6 +119,8 @@ impl TaskNode {
             last_beat: AtomicU32::new(0),
             #[cfg(feature = "trace")]
             trace: crate::trace::NodeTrace::new(),
+            #[cfg(feature = "breadcrumb")]
+            crumb: AtomicU8::new(Phase::Idle as u8),
         }
     }
 
@@ -217,8 +227,7 @@ impl TaskNode {
         self.state
             .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
         notify::changed();
-        #[cfg(feature = "events")]
-        crate::event::publish(crate::event::EventKind::NodeDown { node: self.name });
+        transition(self, Phase::Stopped);
     }
 
     /// Ack and record an autonomous completion in one step (`has_exited()` is
@@ -236,8 +245,7 @@ impl TaskNode {
         if before & flag::RUNNING != 0 {
             notify::changed();
         }
-        #[cfg(feature = "events")]
-        crate::event::publish(crate::event::EventKind::NodeExited { node: self.name });
+        transition(self, Phase::Exited);
     }
 
     /// `Pause` nodes: after acking, park until the supervisor resumes this
@@ -467,6 +475,7 @@ impl TaskNode {
             });
         #[cfg(feature = "liveness")]
         self.beat();
+        transition(self, Phase::Resumed);
         self.task_waker.wake();
         notify::changed();
     }
@@ -474,6 +483,7 @@ impl TaskNode {
     /// Ask the instance to stop (or pause).
     pub(crate) fn request_shutdown(&self) {
         let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
+        transition(self, Phase::Stopping);
         self.task_waker.wake();
         // Other tasks waiting on this node wait with the observers; only then
         // does a stop cost an observer wake-up.
@@ -515,6 +525,7 @@ impl TaskNode {
             })
             .is_ok();
         if requested {
+            transition(self, Phase::Stopping);
             self.task_waker.wake();
             notify::changed();
         }
@@ -601,7 +612,8 @@ impl TaskWaker {
 
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
 // waker, no per-node signals). `liveness` adds one 32-bit heartbeat word,
-// `trace` four (task id, poll time, polls, longest poll).
+// `trace` four (task id, poll time, polls, longest poll); `breadcrumb`'s byte
+// fits the padding.
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     core::mem::size_of::<TaskNode>()
