@@ -36,6 +36,8 @@ mod wait;
 mod control;
 #[cfg(feature = "pool")]
 mod pool;
+#[cfg(feature = "lifecycle-sink")]
+mod sink;
 
 #[cfg(feature = "breadcrumb")]
 pub mod breadcrumb;
@@ -63,6 +65,8 @@ pub use control::{
 pub use pool::{
     Decision, DeferredShrink, ElasticPool, Pool, PoolAction, PoolLoad, ScalingPolicy, request_scale,
 };
+#[cfg(feature = "lifecycle-sink")]
+pub use sink::{LifecycleSink, set_lifecycle_sink};
 
 #[cfg(feature = "macros")]
 pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervisor_graph};

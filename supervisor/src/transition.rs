@@ -17,6 +17,8 @@ pub(crate) fn transition(node: &TaskNode, phase: Phase) {
     }
     #[cfg(feature = "breadcrumb")]
     crate::breadcrumb::record(node, phase);
+    #[cfg(feature = "lifecycle-sink")]
+    crate::sink::deliver(node, phase);
     log_debug!("`{}`: {}", node.name, phase);
 }
 
