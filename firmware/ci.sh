@@ -31,6 +31,11 @@ for entry in "${boards[@]}"; do
     printf '%s\n' "$out" | grep -v '^ROW' >&2 || true
     failed+=("$board (bench_pool)")
   fi
+  # The breadcrumb survives two warm resets in a no-init section and names
+  # the node and phase that hung bring-up, then teardown.
+  echo "== firmware breadcrumb on $board ($target)"
+  cargo run --locked --quiet --release --target "$target" \
+      --features "$board,panic-message,breadcrumb" --bin breadcrumb || failed+=("$board (breadcrumb)")
 done
 if ((${#failed[@]})); then
   echo "firmware suite FAILED on: ${failed[*]}" >&2
