@@ -38,6 +38,8 @@ mod control;
 mod pool;
 #[cfg(feature = "lifecycle-sink")]
 mod sink;
+#[cfg(all(feature = "log", not(target_os = "none")))]
+mod stderr_log;
 
 #[cfg(feature = "breadcrumb")]
 pub mod breadcrumb;
@@ -67,6 +69,8 @@ pub use pool::{
 };
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
+#[cfg(all(feature = "log", not(target_os = "none")))]
+pub use stderr_log::log_to_stderr;
 
 #[cfg(feature = "macros")]
 pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervisor_graph};
