@@ -104,7 +104,8 @@ impl TaskNode {
 }
 
 /// Record `node` entering `phase`: two relaxed stores.
-#[inline]
+// Out of line (flash): every transition site calls it.
+#[inline(never)]
 pub(crate) fn record(node: &TaskNode, phase: Phase) {
     node.crumb.store(phase as u8, Ordering::Relaxed);
     LAST.store(
