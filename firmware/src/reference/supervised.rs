@@ -8,11 +8,18 @@
 
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
-use embassy_supervisor::{
-    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Supervisor, TaskNode,
-};
+#[cfg(feature = "pool")]
+use embassy_supervisor::{DeferredShrink, ElasticPool};
+use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_supervisor_firmware as fw;
-use embassy_time::{Duration, Timer};
+#[cfg(feature = "pool")]
+use embassy_time::Duration;
+use embassy_time::Timer;
+
+// Without the `pool` feature (the lean-defaults build of `ref_core`) there
+// are no pool members.
+#[cfg(not(feature = "pool"))]
+const _: () = assert!(K == 0, "pool members need the `pool` feature");
 
 /// Nodes in the graph.
 const N: usize = CHAIN + K;
@@ -34,6 +41,14 @@ fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
 }
 
 /// Node `i` of the chain sits in slot `i`; pool member `j` in slot `CHAIN + j`.
+/// The spec of a pool member (slots `CHAIN..N`; none without `pool`).
+const fn pool_member() -> NodeSpec {
+    let spec = NodeSpec::new("P", Mode::OnDemand);
+    #[cfg(feature = "pool")]
+    let spec = spec.in_pool(0);
+    spec
+}
+
 static SPECS: [NodeSpec; N] = {
     let mut s = [const { NodeSpec::new("C", Mode::Terminate) }; N];
     let mut i = 0;
@@ -41,7 +56,7 @@ static SPECS: [NodeSpec; N] = {
         s[i] = if i < CHAIN {
             NodeSpec::new("C", Mode::Terminate)
         } else {
-            NodeSpec::new("P", Mode::OnDemand).in_pool(0)
+            pool_member()
         }
         .with_spawn(spawn_worker)
         .at(i as u8);
@@ -71,6 +86,7 @@ static IDX: [u8; N] = {
     a
 };
 
+#[cfg(feature = "pool")]
 static POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
     // The members are the last K nodes.
     NODES.split_at(CHAIN).1,
@@ -92,11 +108,17 @@ static GRAPH: Graph<N> = {
         }
         i += 1;
     }
+    #[cfg(feature = "pool")]
     let pools: &[&'static dyn embassy_supervisor::Pool] = if K > 0 { &[&POOL] } else { &[] };
-    Graph::new(slots, deps).with_pools(pools)
+    #[cfg(feature = "pool")]
+    let graph = Graph::new(slots, deps).with_pools(pools);
+    #[cfg(not(feature = "pool"))]
+    let graph = Graph::new(slots, deps);
+    graph
 };
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
+#[cfg(feature = "pool")]
 #[embassy_executor::task]
 async fn pools(spawner: Spawner) {
     // Returns only if a shrink misses its ack; the check below then fails.
@@ -107,9 +129,29 @@ fn chain_up() -> bool {
     NODES[..CHAIN].iter().all(|n| n.is_running())
 }
 
+/// Bring the graph up with `start`; or (feature `ref-run`, for the
+/// lean-defaults measurement) with `Supervisor::run`, whose driver loop links
+/// the control and pool drivers an application's `run` carries, until the
+/// chain is up.
+async fn bring_up(spawner: Spawner) -> bool {
+    #[cfg(not(feature = "ref-run"))]
+    return SUP.start(spawner).await.is_ok();
+    #[cfg(feature = "ref-run")]
+    {
+        let up = async {
+            while !chain_up() {
+                Timer::after_micros(100).await;
+            }
+        };
+        let driven = embassy_futures::select::select(SUP.run(spawner), up).await;
+        matches!(driven, embassy_futures::select::Either::Second(()))
+    }
+}
+
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
-    let mut ok = SUP.start(spawner).await.is_ok();
+    let mut ok = bring_up(spawner).await;
+    #[cfg(feature = "pool")]
     if K > 0 {
         spawner.spawn(pools(spawner).unwrap());
     }
