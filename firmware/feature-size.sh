@@ -6,7 +6,9 @@
 #
 # - Diagnostics (`breadcrumb`, `lifecycle-sink`, `log`): `ref_supervised`
 #   (CHAIN(8) + a 4-member pool) with the feature on, minus the same build
-#   with it off. The reference installs no sink and no logger, reads no word.
+#   with it off. Used as an application would: the breadcrumb build reads the
+#   word at the end, the sink build installs a callback that counts (its few
+#   bytes are included); the log build installs no logger (log's no-op one).
 # - Lean defaults: `ref_core` (CHAIN(12), no pool) brought up by
 #   `Supervisor::run` (feature `ref-run`) with the former defaults
 #   (`control` + `pool`) minus the same build with neither.
@@ -34,8 +36,8 @@ for entry in "thumbv8m.main-none-eabihf an505" "thumbv7m-none-eabi an385" "thumb
   read -r t b <<<"$entry"
   base=$(build "$t" ref_supervised --features "$b")
   row="| $b"
-  for f in breadcrumb lifecycle-sink log; do
-    row="$row | $(delta "$base" "$(build "$t" ref_supervised --features "$b,embassy-supervisor/$f")")"
+  for f in breadcrumb lifecycle-sink embassy-supervisor/log; do
+    row="$row | $(delta "$base" "$(build "$t" ref_supervised --features "$b,$f")")"
   done
   lean=$(build "$t" ref_core --no-default-features --features "$b,ref-run")
   full=$(build "$t" ref_core --features "$b,ref-run,embassy-supervisor/control")

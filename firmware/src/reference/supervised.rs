@@ -129,28 +129,31 @@ fn chain_up() -> bool {
     NODES[..CHAIN].iter().all(|n| n.is_running())
 }
 
-/// Bring the graph up with `start`; or (feature `ref-run`, for the
-/// lean-defaults measurement) with `Supervisor::run`, whose driver loop links
-/// the control and pool drivers an application's `run` carries, until the
-/// chain is up.
-async fn bring_up(spawner: Spawner) -> bool {
-    #[cfg(not(feature = "ref-run"))]
-    return SUP.start(spawner).await.is_ok();
-    #[cfg(feature = "ref-run")]
-    {
-        let up = async {
-            while !chain_up() {
-                Timer::after_micros(100).await;
-            }
-        };
-        let driven = embassy_futures::select::select(SUP.run(spawner), up).await;
-        matches!(driven, embassy_futures::select::Either::Second(()))
-    }
+/// Feature `ref-run` (the lean-defaults measurement): bring the graph up
+/// with `Supervisor::run`, whose driver loop links the control and pool
+/// drivers an application's `run` carries, until the chain is up.
+#[cfg(feature = "ref-run")]
+async fn run_until_up(spawner: Spawner) -> bool {
+    let up = async {
+        while !chain_up() {
+            Timer::after_micros(100).await;
+        }
+    };
+    let driven = embassy_futures::select::select(SUP.run(spawner), up).await;
+    matches!(driven, embassy_futures::select::Either::Second(()))
 }
 
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
-    let mut ok = bring_up(spawner).await;
+    // The diagnostics measurement (feature-size.sh): used as an application
+    // would, so the linker keeps what they record.
+    #[cfg(feature = "lifecycle-sink")]
+    embassy_supervisor::set_lifecycle_sink(Some(count_transition));
+    // Without `ref-run` the code is exactly what the footprint figures measure.
+    #[cfg(not(feature = "ref-run"))]
+    let mut ok = SUP.start(spawner).await.is_ok();
+    #[cfg(feature = "ref-run")]
+    let mut ok = run_until_up(spawner).await;
     #[cfg(feature = "pool")]
     if K > 0 {
         spawner.spawn(pools(spawner).unwrap());
@@ -163,7 +166,26 @@ async fn main_task(spawner: Spawner) {
     ok &= SUP.respawn_terminate(spawner).await.is_ok();
     Timer::after_millis(1).await;
     ok &= chain_up();
+    // The last transition was the last node's respawn.
+    #[cfg(feature = "breadcrumb")]
+    {
+        ok &= embassy_supervisor::breadcrumb::Breadcrumb::last()
+            .is_some_and(|c| c.phase == embassy_supervisor::Phase::Started);
+    }
+    #[cfg(feature = "lifecycle-sink")]
+    {
+        ok &= TRANSITIONS.load(portable_atomic::Ordering::Relaxed) >= 2 * CHAIN as u32;
+    }
     fw::exit(if ok { 0 } else { 1 })
+}
+
+/// Transitions the sink saw (feature `lifecycle-sink`).
+#[cfg(feature = "lifecycle-sink")]
+static TRANSITIONS: portable_atomic::AtomicU32 = portable_atomic::AtomicU32::new(0);
+
+#[cfg(feature = "lifecycle-sink")]
+fn count_transition(_: &TaskNode, _: embassy_supervisor::Phase, _: embassy_time::Instant) {
+    TRANSITIONS.add(1, portable_atomic::Ordering::Relaxed);
 }
 
 #[entry]
