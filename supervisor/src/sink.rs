@@ -5,8 +5,10 @@
 //!
 //! The callback runs in the context that made the transition: the
 //! supervisor's task for its verbs, the node's own task for `ack_dropped` and
-//! `mark_exited` (possibly on another executor or core). Keep it short and
-//! non-blocking: count, store a word, push to a lock-free ring.
+//! `mark_exited` (possibly on another executor or core), and sometimes inside
+//! a critical section (a stop the controller requests while it holds its
+//! state). Keep it short and non-blocking: count, store a word, push to a
+//! ring; do not call the controller from it.
 //!
 //! ```
 //! use embassy_supervisor::{Phase, TaskNode, set_lifecycle_sink};
