@@ -32,6 +32,11 @@ for entry in "${boards[@]}"; do
     printf '%s\n' "$out" | grep -v '^ROW' >&2 || true
     failed+=("$board (bench_pool)")
   fi
+  # The breadcrumb survives two warm resets in a no-init section and names
+  # the node and phase that hung bring-up, then teardown.
+  echo "== firmware breadcrumb on $board ($target)"
+  cargo run --locked --quiet --release --target "$target" \
+      --features "$board,panic-message,breadcrumb" --bin breadcrumb || failed+=("$board (breadcrumb)")
 done
 # The dual-core an521 (both cores running): plain and with trace-nested (the
 # plain trace build's checks are covered by the other boards), each running

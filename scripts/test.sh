@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # Every feature that links on the host (`defmt` needs a target logger; the
 # `trace` family needs hook symbols, so its test runs on its own below).
 HOST_FEATURES="control,pool,macros,readiness,liveness,local-resources,heap-state"
-for f in controller events metadata-names enabled-if; do
+for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log; do
     grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
 done
 
@@ -46,7 +46,7 @@ fi
 
 step "each feature on its own"
 for f in control pool macros readiness liveness controller events enabled-if \
-    trace trace-hooks trace-nested metadata-names trace-names; do
+    trace trace-hooks trace-nested metadata-names trace-names breadcrumb lifecycle-sink log; do
     cargo check -q -p embassy-supervisor --no-default-features --features "$f"
 done
 

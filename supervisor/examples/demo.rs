@@ -9,6 +9,9 @@
 //!
 //! Run: `cargo run -p embassy-supervisor --example demo`
 //!
+//! With `--features log`, the supervisor's own log lines (one per driven
+//! transition, at `debug`) are printed on stderr by `log_to_stderr`.
+//!
 //! With `--features trace`, it also prints what the trace recorders saw: each
 //! node's polls, and where the executor's time went.
 //!
@@ -290,6 +293,9 @@ async fn driver(s: Spawner) {
 }
 
 fn main() {
+    // With `--features log`, the supervisor's own log lines go to stderr too.
+    #[cfg(feature = "log")]
+    embassy_supervisor::log_to_stderr(log::LevelFilter::Debug).expect("the only logger");
     // Drive the mock clock at wall-clock pace.
     std::thread::spawn(|| {
         let start = std::time::Instant::now();

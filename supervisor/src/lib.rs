@@ -29,6 +29,7 @@ mod graph;
 mod node;
 mod notify;
 mod payload;
+mod phase;
 mod resource;
 mod supervisor;
 mod wait;
@@ -39,7 +40,11 @@ mod control;
 mod controller_port;
 #[cfg(feature = "pool")]
 mod pool;
+#[cfg(all(feature = "log", not(target_os = "none")))]
+mod stderr_log;
 
+#[cfg(feature = "breadcrumb")]
+pub mod breadcrumb;
 #[cfg(feature = "controller")]
 pub mod controller;
 #[cfg(feature = "events")]
@@ -50,6 +55,7 @@ pub mod trace;
 pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SpawnFn, TaskNode};
+pub use phase::Phase;
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
 pub use supervisor::Supervisor;
 pub use wait::SHUTDOWN_ACK_TIMEOUT;
@@ -59,10 +65,14 @@ pub use control::{
     CONTROL_QUEUE_DEPTH, ControlCommand, ControlOp, request_control, try_request_control,
     wait_control,
 };
+#[cfg(feature = "lifecycle-sink")]
+pub use node::{LifecycleSink, set_lifecycle_sink};
 #[cfg(feature = "pool")]
 pub use pool::{
     Decision, DeferredShrink, ElasticPool, Pool, PoolAction, PoolLoad, ScalingPolicy, request_scale,
 };
+#[cfg(all(feature = "log", not(target_os = "none")))]
+pub use stderr_log::log_to_stderr;
 
 #[cfg(feature = "macros")]
 pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervisor_graph};

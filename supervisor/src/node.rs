@@ -10,18 +10,29 @@ use core::task::{Context, Poll, Waker};
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+#[cfg(feature = "breadcrumb")]
+use portable_atomic::AtomicU8;
 #[cfg(feature = "liveness")]
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
 
 use crate::notify::{self, Observer};
+use crate::phase::Phase;
 use cancel::Cancellable;
 
 mod cancel;
+#[cfg(feature = "breadcrumb")]
+pub(crate) mod crumb;
+#[cfg(feature = "lifecycle-sink")]
+mod sink;
 mod spec;
+mod transition;
 
 pub use cancel::Aborted;
+#[cfg(feature = "lifecycle-sink")]
+pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec};
+pub(crate) use transition::transition;
 #[cfg(feature = "trace")]
 mod poll_stats;
 #[cfg(feature = "trace")]
@@ -110,6 +121,10 @@ pub struct TaskNode {
     last_beat: AtomicU32,
     #[cfg(feature = "trace")]
     trace: NodeTrace,
+    /// The last `Phase` driven (feature `breadcrumb`): a spare byte of the
+    /// struct's padding on 32-bit targets, so it costs no RAM there.
+    #[cfg(feature = "breadcrumb")]
+    pub(crate) crumb: AtomicU8,
 }
 
 impl core::ops::Deref for TaskNode {
@@ -131,6 +146,8 @@ impl TaskNode {
             last_beat: AtomicU32::new(0),
             #[cfg(feature = "trace")]
             trace: NodeTrace::new(),
+            #[cfg(feature = "breadcrumb")]
+            crumb: AtomicU8::new(Phase::Idle as u8),
         }
     }
 
@@ -266,8 +283,7 @@ impl TaskNode {
         self.state
             .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
         notify::changed();
-        #[cfg(feature = "events")]
-        crate::event::publish(crate::event::EventKind::NodeDown { node: self.name });
+        transition(self, Phase::Stopped);
     }
 
     /// Ack and record an autonomous completion in one step (`has_exited()` is
@@ -285,8 +301,7 @@ impl TaskNode {
         if before & flag::RUNNING != 0 {
             notify::changed();
         }
-        #[cfg(feature = "events")]
-        crate::event::publish(crate::event::EventKind::NodeExited { node: self.name });
+        transition(self, Phase::Exited);
     }
 
     /// `Pause` nodes: after acking, park until the supervisor resumes this
@@ -480,6 +495,7 @@ impl TaskNode {
     pub(crate) fn wake_resumed(&self) {
         #[cfg(feature = "liveness")]
         self.beat();
+        transition(self, Phase::Resumed);
         self.task_waker.wake();
         notify::changed();
     }
@@ -508,6 +524,7 @@ impl TaskNode {
     /// Ask the instance to stop (or pause).
     pub(crate) fn request_shutdown(&self) {
         let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
+        transition(self, Phase::Stopping);
         self.task_waker.wake();
         // Other tasks waiting on this node wait with the observers; only then
         // does a stop cost an observer wake-up.
@@ -529,6 +546,7 @@ impl TaskNode {
             })
             .is_ok();
         if requested {
+            transition(self, Phase::Stopping);
             self.task_waker.wake();
             notify::changed();
         }
@@ -651,7 +669,8 @@ impl TaskWaker {
 
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
 // waker, no per-node signals). `liveness` adds one 32-bit heartbeat word,
-// `trace` four (task id, poll time, polls, longest poll).
+// `trace` four (task id, poll time, polls, longest poll); `breadcrumb`'s byte
+// fits the padding.
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     core::mem::size_of::<TaskNode>()

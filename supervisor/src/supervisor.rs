@@ -11,7 +11,9 @@ use portable_atomic::{AtomicBool, AtomicU16, AtomicU32, Ordering};
 
 use crate::error::ShutdownTimeout;
 use crate::log::{log_debug, log_warn};
+use crate::node::transition;
 use crate::node::{Mode, flag};
+use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
@@ -410,6 +412,7 @@ impl<const N: usize> Supervisor<N> {
             let Some(cond) = self.closed_gate(node) else {
                 continue; // opened since: try again
             };
+            transition(node, Phase::Spawning);
             if !Until::within(cond, node.slot_timeout()).await {
                 log_warn!(
                     "`{}`: a resource or executor slot, or a `ready` dependency, \
@@ -454,6 +457,7 @@ impl<const N: usize> Supervisor<N> {
             // application can undo (by spawning and `adopt`ing it again).
             if !node.shutdown_requested() {
                 let _ = node.begin_activation();
+                transition(node, Phase::Started);
             } else {
                 log_debug!(
                     "`{}` is app-spawned and was stopped; not restarted",
@@ -558,8 +562,7 @@ impl<const N: usize> Supervisor<N> {
     ) -> Result<(), SpawnError> {
         match spawned {
             Ok(()) => {
-                #[cfg(feature = "events")]
-                crate::event::publish(crate::event::EventKind::NodeSpawned { node: node.name });
+                transition(node, Phase::Started);
                 Ok(())
             }
             Err(e) => self.fail(node, e),
@@ -571,8 +574,7 @@ impl<const N: usize> Supervisor<N> {
     fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
         let slot = self.graph.index_of(node).map_or(NO_NODE, |i| i as u16);
         self.failed.store(slot, Ordering::Release);
-        #[cfg(feature = "events")]
-        crate::event::publish(crate::event::EventKind::SpawnFailed { node: node.name });
+        transition(node, Phase::SpawnFailed);
         log_warn!("spawn of `{}` failed: {}", node.name, e);
         Err(e)
     }
@@ -623,8 +625,7 @@ fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> 
         return Ok(());
     }
     log_warn!("`{}` missed its shutdown ack", node.name);
-    #[cfg(feature = "events")]
-    crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+    transition(node, Phase::StopTimedOut);
     Err(ShutdownTimeout { node })
 }
 

@@ -8,11 +8,18 @@
 
 use cortex_m_rt::entry;
 use embassy_executor::{SpawnError, Spawner};
-use embassy_supervisor::{
-    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Supervisor, TaskNode,
-};
+#[cfg(feature = "pool")]
+use embassy_supervisor::{DeferredShrink, ElasticPool};
+use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_supervisor_firmware as fw;
-use embassy_time::{Duration, Timer};
+#[cfg(feature = "pool")]
+use embassy_time::Duration;
+use embassy_time::Timer;
+
+// Without the `pool` feature (the lean-defaults build of `ref_core`) there
+// are no pool members.
+#[cfg(not(feature = "pool"))]
+const _: () = assert!(K == 0, "pool members need the `pool` feature");
 
 /// Nodes in the graph.
 const N: usize = CHAIN + K;
@@ -34,6 +41,14 @@ fn spawn_worker(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
 }
 
 /// Node `i` of the chain sits in slot `i`; pool member `j` in slot `CHAIN + j`.
+/// The spec of a pool member (slots `CHAIN..N`; none without `pool`).
+const fn pool_member() -> NodeSpec {
+    let spec = NodeSpec::new("P", Mode::OnDemand);
+    #[cfg(feature = "pool")]
+    let spec = spec.in_pool(0);
+    spec
+}
+
 static SPECS: [NodeSpec; N] = {
     let mut s = [const { NodeSpec::new("C", Mode::Terminate) }; N];
     let mut i = 0;
@@ -41,7 +56,7 @@ static SPECS: [NodeSpec; N] = {
         s[i] = if i < CHAIN {
             NodeSpec::new("C", Mode::Terminate)
         } else {
-            NodeSpec::new("P", Mode::OnDemand).in_pool(0)
+            pool_member()
         }
         .with_spawn(spawn_worker)
         .at(i as u8);
@@ -71,6 +86,7 @@ static IDX: [u8; N] = {
     a
 };
 
+#[cfg(feature = "pool")]
 static POOL: ElasticPool<DeferredShrink> = ElasticPool::new(
     // The members are the last K nodes.
     NODES.split_at(CHAIN).1,
@@ -92,11 +108,17 @@ static GRAPH: Graph<N> = {
         }
         i += 1;
     }
+    #[cfg(feature = "pool")]
     let pools: &[&'static dyn embassy_supervisor::Pool] = if K > 0 { &[&POOL] } else { &[] };
-    Graph::new(slots, deps).with_pools(pools)
+    #[cfg(feature = "pool")]
+    let graph = Graph::new(slots, deps).with_pools(pools);
+    #[cfg(not(feature = "pool"))]
+    let graph = Graph::new(slots, deps);
+    graph
 };
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
+#[cfg(feature = "pool")]
 #[embassy_executor::task]
 async fn pools(spawner: Spawner) {
     // Returns only if a shrink misses its ack; the check below then fails.
@@ -107,9 +129,32 @@ fn chain_up() -> bool {
     NODES[..CHAIN].iter().all(|n| n.is_running())
 }
 
+/// Feature `ref-run` (the lean-defaults measurement): bring the graph up
+/// with `Supervisor::run`, whose driver loop links the control and pool
+/// drivers an application's `run` carries, until the chain is up.
+#[cfg(feature = "ref-run")]
+async fn run_until_up(spawner: Spawner) -> bool {
+    let up = async {
+        while !chain_up() {
+            Timer::after_micros(100).await;
+        }
+    };
+    let driven = embassy_futures::select::select(SUP.run(spawner), up).await;
+    matches!(driven, embassy_futures::select::Either::Second(()))
+}
+
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
+    // The diagnostics measurement (feature-size.sh): used as an application
+    // would, so the linker keeps what they record.
+    #[cfg(feature = "lifecycle-sink")]
+    embassy_supervisor::set_lifecycle_sink(Some(count_transition));
+    // Without `ref-run` the code is exactly what the footprint figures measure.
+    #[cfg(not(feature = "ref-run"))]
     let mut ok = SUP.start(spawner).await.is_ok();
+    #[cfg(feature = "ref-run")]
+    let mut ok = run_until_up(spawner).await;
+    #[cfg(feature = "pool")]
     if K > 0 {
         spawner.spawn(pools(spawner).unwrap());
     }
@@ -121,7 +166,26 @@ async fn main_task(spawner: Spawner) {
     ok &= SUP.respawn_terminate(spawner).await.is_ok();
     Timer::after_millis(1).await;
     ok &= chain_up();
+    // The last transition was the last node's respawn.
+    #[cfg(feature = "breadcrumb")]
+    {
+        ok &= embassy_supervisor::breadcrumb::Breadcrumb::last()
+            .is_some_and(|c| c.phase == embassy_supervisor::Phase::Started);
+    }
+    #[cfg(feature = "lifecycle-sink")]
+    {
+        ok &= TRANSITIONS.load(portable_atomic::Ordering::Relaxed) >= 2 * CHAIN as u32;
+    }
     fw::exit(if ok { 0 } else { 1 })
+}
+
+/// Transitions the sink saw (feature `lifecycle-sink`).
+#[cfg(feature = "lifecycle-sink")]
+static TRANSITIONS: portable_atomic::AtomicU32 = portable_atomic::AtomicU32::new(0);
+
+#[cfg(feature = "lifecycle-sink")]
+fn count_transition(_: &TaskNode, _: embassy_supervisor::Phase, _: embassy_time::Instant) {
+    TRANSITIONS.add(1, portable_atomic::Ordering::Relaxed);
 }
 
 #[entry]

@@ -136,8 +136,7 @@ impl<const N: usize> Supervisor<N> {
             crate::SHUTDOWN_ACK_TIMEOUT,
         )
         .map_err(|node| {
-            #[cfg(feature = "events")]
-            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+            crate::node::transition(node, crate::Phase::StopTimedOut);
             crate::ShutdownTimeout { node }
         })
     }

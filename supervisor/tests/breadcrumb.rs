@@ -1,0 +1,159 @@
+//! The breadcrumb: each node's last driven phase and the packed word naming
+//! the binary's last transition, read while a verb is still in flight (a
+//! bring-up parked on a gate, a stop waiting for an ack that never comes), as
+//! a watchdog reset would find them.
+#![cfg(feature = "breadcrumb")]
+
+mod common;
+
+use embassy_executor::{SpawnError, Spawner};
+use embassy_futures::join::join;
+use embassy_supervisor::breadcrumb::{self, Breadcrumb};
+use embassy_supervisor::{Gate, Graph, Mode, NodeSpec, Phase, ResourceSlot, Supervisor, TaskNode};
+use embassy_time::Duration;
+
+/// Stops by parking: acks, then waits to be resumed.
+#[embassy_executor::task]
+async fn pausable(node: &'static TaskNode) {
+    loop {
+        let _ = node.run_cancellable(core::future::pending::<()>()).await;
+        node.ack_dropped();
+        node.wait_resume().await;
+    }
+}
+
+/// Sees its stop and never acks it.
+#[embassy_executor::task]
+async fn wedged(node: &'static TaskNode) {
+    node.wait_shutdown().await;
+    core::future::pending::<()>().await
+}
+
+fn spawn_pausable(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(pausable(node)?);
+    Ok(())
+}
+
+fn spawn_wedged(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(wedged(node)?);
+    Ok(())
+}
+
+/// SENSOR's gate: empty until the script provides it.
+static CALIB: ResourceSlot<u32> = ResourceSlot::new();
+
+static NET: TaskNode = TaskNode::new(
+    &NodeSpec::new("NET", Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .at(0),
+);
+static SENSOR: TaskNode = TaskNode::new(
+    &NodeSpec::new("SENSOR", Mode::Pause)
+        .with_spawn(spawn_pausable)
+        .with_resources(&[&CALIB as &dyn Gate])
+        .with_slot_timeout(10)
+        .at(1),
+);
+static WEDGE: TaskNode = TaskNode::new(
+    &NodeSpec::new("WEDGE", Mode::OnDemand)
+        .with_spawn(spawn_wedged)
+        .at(2),
+);
+static GRAPH: Graph<3> = Graph::new([Some(&NET), Some(&SENSOR), Some(&WEDGE)], [&[], &[0], &[]]);
+static SUP: Supervisor<3> = Supervisor::new(&GRAPH);
+
+/// The word names `node` (by slot) in `phase`, and so does the node itself.
+fn at(node: &'static TaskNode, phase: Phase) {
+    // Decoded from the raw word, as after a reset from a stashed copy.
+    let crumb = Breadcrumb::decode(breadcrumb::word()).expect("a transition was recorded");
+    assert_eq!(Breadcrumb::last(), Some(crumb));
+    assert_eq!(
+        (crumb.node(&GRAPH).map(|n| n.name), crumb.phase),
+        (Some(node.name), phase)
+    );
+    assert_eq!(node.last_phase(), phase, "`{}`'s own crumb", node.name);
+}
+
+#[embassy_executor::task]
+async fn script(spawner: Spawner) {
+    for n in [&NET, &SENSOR, &WEDGE] {
+        assert_eq!(n.last_phase(), Phase::Idle, "nothing driven yet");
+    }
+    // Bring-up parks on SENSOR's empty gate: the word names it, Spawning,
+    // while the verb is still in flight; NET was started before it.
+    let (started, ()) = join(SUP.start(spawner), async {
+        common::settle().await;
+        at(&SENSOR, Phase::Spawning);
+        assert_eq!(NET.last_phase(), Phase::Started);
+        common::advance(Duration::from_millis(10));
+    })
+    .await;
+    assert!(started.is_err());
+    at(&SENSOR, Phase::SpawnFailed);
+
+    CALIB.provide(7);
+    SUP.start(spawner).await.unwrap();
+    at(&SENSOR, Phase::Started);
+    // A pause: Stopping while the ack is awaited, Stopped once it came.
+    SUP.stop_node(&SENSOR).await.unwrap();
+    at(&SENSOR, Phase::Stopped);
+    SUP.resume_node(&SENSOR);
+    at(&SENSOR, Phase::Resumed);
+
+    // A stop that never gets its ack: Stopping for the whole wait (what a
+    // watchdog firing before SHUTDOWN_ACK_TIMEOUT would find), then
+    // StopTimedOut.
+    SUP.start_node(&WEDGE, spawner).await.unwrap();
+    at(&WEDGE, Phase::Started);
+    let (stopped, ()) = join(SUP.stop_node(&WEDGE), async {
+        common::settle().await;
+        at(&WEDGE, Phase::Stopping);
+        common::advance(embassy_supervisor::SHUTDOWN_ACK_TIMEOUT);
+    })
+    .await;
+    assert!(stopped.is_err());
+    at(&WEDGE, Phase::StopTimedOut);
+
+    // A Terminate worker acks and then returns: its last phase is Exited.
+    SUP.stop_node(&NET).await.unwrap();
+    at(&NET, Phase::Exited);
+    // The others keep theirs: a post-mortem dump reads every node.
+    assert_eq!(SENSOR.last_phase(), Phase::Resumed);
+    assert_eq!(WEDGE.last_phase(), Phase::StopTimedOut);
+    common::pass();
+}
+
+#[test]
+fn breadcrumb_names_the_node_and_phase_a_verb_is_stuck_in() {
+    common::run(&[&NET, &SENSOR, &WEDGE], |s| s.spawn(script(s).unwrap()));
+}
+
+#[test]
+fn word_round_trips_and_rejects_what_is_not_a_breadcrumb() {
+    for slot in [0u8, 1, 200, 255] {
+        for code in 0..=u8::MAX {
+            let Some(phase) = Phase::from_u8(code) else {
+                continue;
+            };
+            let crumb = Breadcrumb { slot, phase };
+            assert_eq!(Breadcrumb::decode(crumb.to_word()), Some(crumb));
+        }
+    }
+    // Never written (a fresh run), and typical garbage of uninitialised RAM.
+    for junk in [0, u32::MAX, 0xDEAD_BEEF, 0x0000_0102] {
+        assert_eq!(Breadcrumb::decode(junk), None, "{junk:#x}");
+    }
+    // The tag right, the phase unknown.
+    let valid = Breadcrumb {
+        slot: 3,
+        phase: Phase::Started,
+    }
+    .to_word();
+    assert_eq!(Breadcrumb::decode((valid & !0xFF) | 0xFF), None);
+    // Every code decodes to the phase with that code, and only those do.
+    let known: Vec<_> = (0..=u8::MAX).filter_map(Phase::from_u8).collect();
+    assert_eq!(known.len(), 9);
+    for (code, p) in known.iter().enumerate() {
+        assert_eq!(*p as usize, code);
+    }
+}
