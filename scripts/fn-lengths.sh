@@ -22,5 +22,5 @@ awk -v limit="$limit" '
         if (n > limit) { printf "%s:%d: fn %s is %d lines (limit %d)\n", FILENAME, start[depth], name[depth], n, limit; bad = 1 }
         depth--
     }
-    END { exit bad }
+    END { if (!bad) print "no fn over " limit " lines"; exit bad }
 ' "$@"

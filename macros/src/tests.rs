@@ -392,6 +392,35 @@ mod snapshots {
         );
     }
 
+    /// Issue-15 DSL: clauses in any order, no `deps:`, `#[cfg]`-gated
+    /// values, the default executor (and what it leaves alone).
+    #[test]
+    fn snapshot_default_executor_and_gates() {
+        graph(
+            "default_executor_and_gates",
+            "name: ERG;
+             default executor THREAD;
+             executor HIGH;
+             node A = Terminate, task: a, #[cfg(feature = \"slow\")] slot_timeout: 500;
+             node B = Pause, #[cfg(x)] disabled, spawn: b_task(1), deps: [A];
+             node C = Terminate, executor: HIGH, task: c;
+             node D = OnDemand, spawn: |s: Spawner| { s.spawn(d(&D)?); Ok(()) };
+             node E = Terminate;",
+        );
+    }
+
+    /// `enabled_if:` plain and gated (feature `enabled-if`).
+    #[cfg(feature = "enabled-if")]
+    #[test]
+    fn snapshot_enabled_if() {
+        graph(
+            "enabled_if",
+            "name: EN;
+             node R = Terminate, task: r, enabled_if: crate::radio_on;
+             node S = Terminate, #[cfg(feature = \"s\")] enabled_if: s_on, task: s;",
+        );
+    }
+
     /// A composed graph: a fragment's items and the compose site's own.
     #[test]
     fn snapshot_composed() {

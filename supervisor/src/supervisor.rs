@@ -107,7 +107,9 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Stops at the first failed spawn and returns its error;
     /// [`failed_node`](Self::failed_node) names the node. Under `trace` it
-    /// also registers the graph with the recorders.
+    /// also registers the graph with the recorders. Under `enabled-if` it
+    /// first asks each down node's `enabled_if:` predicate, when called, and
+    /// latches `disabled` on a no.
     // A plain fn returning the shared bring-up future: no wrapper state
     // machine per verb (flash).
     pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), SpawnError>> + '_ {
