@@ -579,9 +579,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         }
 
         // exit
-        if let Some((sp, _)) = exit
-            && !has_task_clause
-        {
+        if let Some((sp, _)) = exit.filter(|_| !has_task_clause) {
             errors.push(
                 sp,
                 origin,
@@ -844,24 +842,19 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
                 max.and_then(|m| lit_value(m.1)),
             );
             for (which, v) in [(min, minv), (max, maxv)] {
-                if let (Some((_, e)), Some(x)) = (which, v)
-                    && x > 255
-                {
+                if let (Some((_, e)), Some(256..)) = (which, v) {
                     errors.push(first_span(e), origin, "pool bounds must fit u8 (0..=255)");
                 }
             }
-            if let (Some(mn), Some(mx), Some((_, me))) = (minv, maxv, min)
-                && mn > mx
-            {
+            let inverted = maxv.filter(|&mx| minv.is_some_and(|mn| mn > mx));
+            if let (Some(mn), Some(mx), Some((_, me))) = (minv, inverted, min) {
                 errors.push(
                     first_span(me),
                     origin,
                     format!("pool bounds: `min: {mn}` is above `max: {mx}`; need min <= max"),
                 );
             }
-            if let (Some(mx), Some((_, xe))) = (maxv, max)
-                && mx as usize > k
-            {
+            if let (Some(mx), Some((_, xe))) = (maxv.filter(|&mx| mx as usize > k), max) {
                 errors.push(
                     first_span(xe),
                     origin,
