@@ -71,7 +71,9 @@ cargo test -p embassy-supervisor --features "$HOST_FEATURES"
 step "host tests (trace, then trace-nested)"
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
-cargo run -q -p embassy-supervisor --example demo --features trace >/dev/null
+step "the demo (README's first command), then with its trace table"
+cargo run -q -p embassy-supervisor --example demo --features controller >/dev/null
+cargo run -q -p embassy-supervisor --example demo --features controller,trace >/dev/null
 
 for target in thumbv6m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
     step "library for $target"
