@@ -47,6 +47,7 @@ CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor -p embas
     --features "embassy-supervisor/$HOST_FEATURES"
 CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor \
     --features "$TRACE_FEATURES,trace-nested"
+CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor-testkit
 # The declared rust-version is the floor of our dependencies (heapless 0.9,
 # via embassy-sync 0.8, needs 1.87); our own code stays within 1.85, the
 # spec's MSRV: no std API newer than that (let-chains fail the build above).
@@ -84,6 +85,7 @@ done
 
 step "rustdoc"
 RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor --no-deps --features "$HOST_FEATURES"
+RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor-testkit --no-deps
 
 if [ -x firmware/ci.sh ]; then
     step "on-target suite under QEMU"

@@ -47,9 +47,9 @@ pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Mode, SpawnFn, TaskNode};
 pub use render::Detail;
-pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
 /// The specification's name for [`Gate`] (what a node awaits before each spawn).
 pub use resource::Gate as ResourceGate;
+pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
 pub use spec::NodeSpec;
 pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};
 
