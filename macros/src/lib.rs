@@ -100,9 +100,7 @@ fn dollar_crate_as_crate(tokens: TokenStream2) -> TokenStream2 {
     while let Some(tt) = iter.next() {
         match tt {
             TokenTree::Punct(p) if p.as_char() == '$' => {
-                if let Some(TokenTree::Ident(id)) = iter.peek()
-                    && id == "crate"
-                {
+                if matches!(iter.peek(), Some(TokenTree::Ident(id)) if id == "crate") {
                     continue;
                 }
                 out.push(TokenTree::Punct(p));

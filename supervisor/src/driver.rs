@@ -84,10 +84,10 @@ impl<const N: usize> Supervisor<N> {
                 use embassy_futures::select::{Either, select};
                 let next =
                     select(crate::control::wait_control(), wait_change(epoch, deadline)).await;
-                if let Either::First(cmd) = next
-                    && let Err(e) = self.apply_control(cmd, spawner).await
-                {
-                    return RunError::Shutdown(e);
+                if let Either::First(cmd) = next {
+                    if let Err(e) = self.apply_control(cmd, spawner).await {
+                        return RunError::Shutdown(e);
+                    }
                 }
             }
             #[cfg(not(feature = "control"))]

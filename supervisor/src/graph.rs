@@ -71,10 +71,10 @@ impl<const N: usize> Graph<N> {
     /// O(1) when the node's index hint is right (always, for macro graphs).
     pub fn index_of(&self, node: &TaskNode) -> Option<usize> {
         let hint = node.index as usize;
-        if let Some(Some(n)) = self.nodes.get(hint)
-            && core::ptr::eq(*n, node)
-        {
-            return Some(hint);
+        if let Some(Some(n)) = self.nodes.get(hint) {
+            if core::ptr::eq(*n, node) {
+                return Some(hint);
+            }
         }
         self.nodes
             .iter()

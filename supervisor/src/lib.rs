@@ -30,6 +30,7 @@ mod node;
 mod notify;
 mod payload;
 mod phase;
+mod render;
 mod resource;
 mod supervisor;
 mod wait;
@@ -56,6 +57,9 @@ pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SpawnFn, TaskNode};
 pub use phase::Phase;
+pub use render::Detail;
+/// The specification's name for [`Gate`] (what a node awaits before each spawn).
+pub use resource::Gate as ResourceGate;
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
 pub use supervisor::Supervisor;
 pub use wait::SHUTDOWN_ACK_TIMEOUT;

@@ -187,8 +187,10 @@ impl<P: ScalingPolicy> ElasticPool<P> {
         let base = self.members.as_ptr() as usize;
         let offset = (node as *const TaskNode as usize).wrapping_sub(base);
         let i = offset / core::mem::size_of::<TaskNode>();
-        (offset.is_multiple_of(core::mem::size_of::<TaskNode>()) && i < self.members.len())
-            .then_some(i)
+        // `%` rather than `is_multiple_of` (Rust 1.87): the code stays within 1.85.
+        #[allow(clippy::manual_is_multiple_of)]
+        let aligned = offset % core::mem::size_of::<TaskNode>() == 0;
+        (aligned && i < self.members.len()).then_some(i)
     }
 
     /// The member nodes, floor first.

@@ -146,11 +146,13 @@ impl<const N: usize> Supervisor<N> {
         self.halt();
         let mut first = Ok(());
         for node in self.nodes_in_order().rev() {
-            if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING
-                && let Err(e) = stop(node).await
-                && first.is_ok()
-            {
-                first = Err(e);
+            if node.flags() & (flag::DETACHED | flag::RUNNING) != flag::RUNNING {
+                continue;
+            }
+            if let Err(e) = stop(node).await {
+                if first.is_ok() {
+                    first = Err(e);
+                }
             }
         }
         first
@@ -377,10 +379,8 @@ impl<const N: usize> Supervisor<N> {
         }
         let span = &self.graph.order[set.lo..=set.hi];
         for &i in span.iter().rev() {
-            if let Some(n) = self.graph.node(i as usize)
-                && set.has(i as usize)
-                && n.is_running()
-            {
+            let member = self.graph.node(i as usize).filter(|_| set.has(i as usize));
+            if let Some(n) = member.filter(|n| n.is_running()) {
                 stop(n).await?;
             }
         }
@@ -672,9 +672,7 @@ impl<const N: usize> Cascade<N> {
         #[cfg(feature = "pool")]
         if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
             for m in pool.slots() {
-                if let Some(member) = graph.node(m)
-                    && !member.is_detached()
-                {
+                if let Some(member) = graph.node(m).filter(|n| !n.is_detached()) {
                     self.add(graph, m, member);
                 }
             }

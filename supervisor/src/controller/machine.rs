@@ -128,10 +128,8 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
                     (slot.queue.push(p.job).err(), RejectKind::QueueFull)
                 };
                 let kept = kind == RejectKind::SupersededByReplace || bumped.is_none();
-                if kept
-                    && slot.status == SlotStatusKind::Running
-                    && let Some(owner) = slot.owner
-                {
+                let running = kept && slot.status == SlotStatusKind::Running;
+                if let (true, Some(owner)) = (running, slot.owner) {
                     owner.request_shutdown();
                     slot.set_status(SlotStatusKind::Terminating, now);
                 }
@@ -276,9 +274,7 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         match result {
             Ok(()) => {
                 slot.set_status(SlotStatusKind::Running, now);
-                if self.closed
-                    && let Some(owner) = slot.owner
-                {
+                if let (true, Some(owner)) = (self.closed, slot.owner) {
                     // The teardown may already have passed this node.
                     owner.request_shutdown();
                     slot.set_status(SlotStatusKind::Terminating, now);

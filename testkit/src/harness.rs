@@ -1,0 +1,133 @@
+//! The executor thread, the pass/hang verdict and the mock clock.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration as StdDuration, Instant as StdInstant};
+
+use embassy_executor::{Executor, Spawner};
+use embassy_supervisor::{Graph, TaskNode};
+use embassy_time::{Duration, Instant, MockDriver};
+
+/// Wall-clock budget of one test before it is declared hung.
+pub const WALL_LIMIT: StdDuration = StdDuration::from_secs(10);
+
+static SERIAL: Mutex<()> = Mutex::new(());
+static PASSED: AtomicBool = AtomicBool::new(false);
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Run one test. `spawn_driver` spawns the test's driver task, which calls
+/// [`pass`] when every assertion held; `watched` are the nodes to name if the
+/// test hangs. Starts with an empty [`log`](crate::log) and no
+/// [`fault`](crate::fault)s.
+///
+/// Panics (failing the test) if the driver panics, or if it has not passed
+/// within [`WALL_LIMIT`]: the message names each watched node still running.
+pub fn run(watched: &[&'static TaskNode], spawn_driver: fn(Spawner)) {
+    let _guard = serial();
+    PASSED.store(false, Ordering::SeqCst);
+    crate::log::clear();
+    crate::fault::clear();
+    let exec = std::thread::spawn(move || {
+        // The executor must outlive every task it runs: leak one per test.
+        let ex: &'static mut Executor = Box::leak(Box::new(Executor::new()));
+        ex.run(spawn_driver);
+    });
+    let deadline = StdInstant::now() + WALL_LIMIT;
+    loop {
+        if PASSED.load(Ordering::SeqCst) {
+            return;
+        }
+        if exec.is_finished() {
+            match exec.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => panic!("executor thread ended without pass()"),
+            }
+        }
+        if StdInstant::now() > deadline {
+            panic!("test hung; {}", describe(watched));
+        }
+        std::thread::sleep(StdDuration::from_millis(1));
+    }
+}
+
+/// Mark the running test as passed. Call it last in the driver task.
+pub fn pass() {
+    PASSED.store(true, Ordering::SeqCst);
+}
+
+/// Advance the mock clock (wakes every timer that expires).
+pub fn advance(d: Duration) {
+    MockDriver::get().advance(d);
+}
+
+/// Let other tasks on the executor run until they block, then advance the
+/// mock clock. Join this with an operation that must time out.
+pub async fn advance_after_idle(d: Duration) {
+    settle().await;
+    advance(d);
+}
+
+/// Yield enough times for every ready task on this executor to run to its
+/// next await point.
+pub async fn settle() {
+    for _ in 0..64 {
+        embassy_futures::yield_now().await;
+    }
+}
+
+/// [`wait_until`]'s condition did not hold within its timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedOut {
+    /// The mock time waited.
+    pub waited: Duration,
+}
+
+/// Wait until `condition` holds: settle, check, and step the mock clock 1 ms
+/// at a time, up to `timeout` of mock time. Timers due on the way fire in
+/// order, so a condition reached through the graph's own timeouts is found
+/// at the first millisecond it holds.
+pub async fn wait_until(
+    mut condition: impl FnMut() -> bool,
+    timeout: Duration,
+) -> Result<(), TimedOut> {
+    let start = Instant::now();
+    let step = Duration::from_millis(1);
+    loop {
+        settle().await;
+        if condition() {
+            return Ok(());
+        }
+        let waited = Instant::now() - start;
+        if waited >= timeout {
+            return Err(TimedOut { waited });
+        }
+        advance(step.min(timeout - waited));
+    }
+}
+
+/// Every node of `graph`: what [`run`] should watch.
+pub fn nodes_of<const N: usize>(graph: &Graph<N>) -> Vec<&'static TaskNode> {
+    (0..N).filter_map(|i| graph.node(i)).collect()
+}
+
+/// One line per watched node that is not quiescent.
+pub fn describe(nodes: &[&'static TaskNode]) -> String {
+    let mut out = String::new();
+    for n in nodes {
+        if n.is_running() && n.shutdown_requested() {
+            out += &format!("\n  `{}` was asked to stop and never acked", n.name);
+        } else if n.is_running() {
+            out += &format!("\n  `{}` is running", n.name);
+        }
+    }
+    if out.is_empty() {
+        "every watched node is down".into()
+    } else {
+        out
+    }
+}
