@@ -12,7 +12,7 @@
 use core::fmt::{self, Write};
 
 use crate::node::{Mode, TaskNode};
-use crate::{Graph, spec::NodeSpec};
+use crate::{Graph, NodeSpec};
 
 /// How much a picture shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,7 +399,7 @@ impl<const N: usize> Graph<N> {
 
     fn pool_of(&self, _n: &NodeSpec) -> Option<usize> {
         #[cfg(feature = "pool")]
-        return ((_n.pool as usize) < self.pools.len()).then_some(_n.pool as usize);
+        return _n.pool.map(usize::from).filter(|&p| p < self.pools.len());
         #[cfg(not(feature = "pool"))]
         None
     }
