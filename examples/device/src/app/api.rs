@@ -1,0 +1,505 @@
+//! The HTTP JSON control plane, one `picoserve` service: parse the method
+//! and path, check the bearer token on every state change, act, and answer
+//! with JSON. Every bad input gets a 4xx (or 503 when a queue is full) with
+//! `{"error": ...}`; nothing here can stop the device.
+
+use embassy_supervisor::controller::{AdmissionPolicy, Key, SlotStatusKind};
+use embassy_supervisor::{ControlOp, Mode, TaskNode, trace, try_request_control};
+use embassy_time::{Duration, Instant, Timer, with_timeout};
+use picoserve::io::Read;
+use picoserve::request::{Path, Request, RequestBodyConnection};
+use picoserve::response::{IntoResponse, Response, ResponseWriter, StatusCode};
+use picoserve::routing::PathRouterService;
+use picoserve::ResponseSent;
+use portable_atomic::Ordering;
+
+use super::graph::{GRAPH, HTTP, HTTP_POOL, SUP};
+use super::json::Json;
+use super::{TOKEN, http, jobs, log, sensor, supervise, watchdog};
+
+/// Largest request body accepted (the job form is a few dozen bytes).
+pub const MAX_BODY: usize = 512;
+/// Longest a long-poll or `/api/slow` may hold a worker.
+const MAX_WAIT_MS: u64 = 10_000;
+/// Events per response.
+const EVENTS_PER_REPLY: usize = 32;
+
+static INDEX_HTML: &str = include_str!("../../web/index.html");
+
+/// The service: knows which worker serves the connection (a worker cannot
+/// wait for its own stop).
+pub struct Api {
+    pub worker: &'static TaskNode,
+}
+
+type Body = Json<6144>;
+
+fn error(code: &'static str, detail: &str) -> Body {
+    let mut j = Body::new();
+    j.raw("{").key(true, "error").str(code);
+    if !detail.is_empty() {
+        j.key(false, "detail").str(detail);
+    }
+    j.raw("}");
+    j
+}
+
+async fn reply<R: Read, W: ResponseWriter<Error = R::Error>>(
+    conn: RequestBodyConnection<'_, R>,
+    w: W,
+    status: u16,
+    body: &Body,
+) -> Result<ResponseSent, W::Error> {
+    let conn = conn.finalize().await?;
+    if body.overflow {
+        let e = error("response_too_large", "");
+        return Response::new(StatusCode::new(500), e.buf.as_str())
+            .with_content_type("application/json")
+            .write_to(conn, w)
+            .await;
+    }
+    Response::new(StatusCode::new(status), body.buf.as_str())
+        .with_content_type("application/json")
+        .with_header("Cache-Control", "no-store")
+        .write_to(conn, w)
+        .await
+}
+
+/// Names compare without their brackets, raw or percent-encoded, so
+/// `HTTP[1]`, `HTTP%5B1%5D` and `HTTP1` all name pool member 1.
+fn name_eq(given: &str, name: &str) -> bool {
+    let mut a = given
+        .split("%5B")
+        .flat_map(|s| s.split("%5b"))
+        .flat_map(|s| s.split("%5D"))
+        .flat_map(|s| s.split("%5d"))
+        .flat_map(|s| s.chars())
+        .filter(|c| *c != '[' && *c != ']');
+    let mut b = name.chars().filter(|c| *c != '[' && *c != ']');
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y => {}
+            _ => return false,
+        }
+    }
+}
+
+fn find_node(name: &str) -> Option<&'static TaskNode> {
+    GRAPH
+        .nodes
+        .iter()
+        .flatten()
+        .copied()
+        .find(|n| name_eq(name, n.spec().name))
+}
+
+fn query_u64(query: Option<&str>, key: &str) -> Option<u64> {
+    query?
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, v)| v.parse().ok())
+}
+
+fn authorized(headers: picoserve::request::Headers<'_>) -> bool {
+    headers.get("authorization").is_some_and(|v| {
+        v.as_str()
+            .ok()
+            .and_then(|s| s.strip_prefix("Bearer "))
+            .is_some_and(|t| t == TOKEN)
+    })
+}
+
+impl PathRouterService<()> for Api {
+    async fn call_path_router_service<R: Read, W: ResponseWriter<Error = R::Error>>(
+        &self,
+        _state: &(),
+        _params: (),
+        path: Path<'_>,
+        request: Request<'_, R>,
+        w: W,
+    ) -> Result<ResponseSent, W::Error> {
+        let parts = request.parts;
+        let conn = request.body_connection;
+        let method = parts.method();
+        let path = path.encoded();
+        let query = parts.query().map(|q| q.0);
+        let segs: heapless::Vec<&str, 6> = path.split('/').filter(|s| !s.is_empty()).take(6).collect();
+        let is_post = method == "POST";
+        let is_get = method == "GET" || method == "HEAD";
+
+        match (segs.as_slice(), is_get, is_post) {
+            ([], true, _) => {
+                let conn = conn.finalize().await?;
+                Response::new(StatusCode::OK, INDEX_HTML)
+                    .with_content_type("text/html; charset=utf-8")
+                    .write_to(conn, w)
+                    .await
+            }
+            (["api", "graph"], true, _) => reply(conn, w, 200, &graph_json()).await,
+            (["api", "jobs"], true, _) => reply(conn, w, 200, &jobs_json()).await,
+            (["api", "events"], true, _) => {
+                let since = query_u64(query, "since").unwrap_or(0) as u32;
+                let wait = query_u64(query, "wait").unwrap_or(0).min(MAX_WAIT_MS);
+                if wait > 0 {
+                    let _ = with_timeout(Duration::from_millis(wait), log::wait_after(since)).await;
+                }
+                reply(conn, w, 200, &events_json(since)).await
+            }
+            (["api", "slow"], true, _) => {
+                let ms = query_u64(query, "ms").unwrap_or(1000).min(MAX_WAIT_MS);
+                Timer::after_millis(ms).await;
+                let mut j = Body::new();
+                j.raw("{").key(true, "slept_ms").num(ms);
+                j.key(false, "worker").str(self.worker.spec().name).raw("}");
+                reply(conn, w, 200, &j).await
+            }
+            // Every state change: the token first, so a refused request
+            // learns nothing and changes nothing.
+            (["api", ..], _, true) if !authorized(parts.headers()) => {
+                reply(conn, w, 401, &error("unauthorized", "send Authorization: Bearer <token>")).await
+            }
+            (["api", "nodes", name, verb], _, true) => {
+                let (status, body) = self.verb(name, verb).await;
+                reply(conn, w, status, &body).await
+            }
+            (["api", "jobs"], _, true) => {
+                let (status, body) = submit_job(conn.content_length(), conn).await;
+                match body {
+                    Ok((conn, body)) => reply(conn, w, status, &body).await,
+                    Err(e) => Err(e),
+                }
+            }
+            (["api", "test", "wedge", name], _, true) => {
+                let body = match HTTP.iter().position(|m| name_eq(name, m.spec().name)) {
+                    Some(i) => {
+                        http::wedge(i);
+                        let mut j = Body::new();
+                        j.raw("{").key(true, "wedged").str(HTTP[i].spec().name).raw("}");
+                        (200, j)
+                    }
+                    None => (400, error("not_a_pool_worker", name)),
+                };
+                reply(conn, w, body.0, &body.1).await
+            }
+            (["api", ..], _, _) if !is_get && !is_post => {
+                reply(conn, w, 405, &error("method_not_allowed", method)).await
+            }
+            _ => reply(conn, w, 404, &error("not_found", path)).await,
+        }
+    }
+}
+
+/// POST /api/jobs: read and check the body, submit. The connection comes
+/// back with the answer (reading the body borrows it).
+#[allow(clippy::type_complexity)]
+async fn submit_job<'r, R: Read>(
+    len: usize,
+    mut conn: RequestBodyConnection<'r, R>,
+) -> (u16, Result<(RequestBodyConnection<'r, R>, Body), R::Error>) {
+    #[derive(serde::Deserialize)]
+    struct JobReq<'a> {
+        lane: &'a str,
+        #[serde(default)]
+        policy: Option<&'a str>,
+        ms: u32,
+    }
+    if len > MAX_BODY {
+        return (413, Ok((conn, error("body_too_large", "at most 512 bytes"))));
+    }
+    let parsed = match conn.body().read_all().await {
+        Err(_) => Err((400, error("unreadable_body", ""))),
+        Ok(bytes) => match serde_json_core::from_slice::<JobReq>(bytes) {
+            Err(_) => Err((400, error("malformed_json", "want {\"lane\":\"calibrate\"|\"update\",\"policy\":\"queue\"|\"replace\",\"ms\":N}"))),
+            Ok((req, _)) => {
+                let policy = match req.policy.unwrap_or("queue") {
+                    "queue" => Some(AdmissionPolicy::Queue),
+                    "replace" => Some(AdmissionPolicy::Replace),
+                    _ => None,
+                };
+                match (jobs::Lane::parse(req.lane), policy) {
+                    (None, _) => Err((400, error("unknown_lane", "calibrate or update"))),
+                    (_, None) => Err((400, error("unknown_policy", "queue or replace"))),
+                    (Some(_), Some(_)) if req.ms == 0 || req.ms > jobs::MAX_JOB_MS => {
+                        Err((400, error("bad_duration", "ms in 1..=60000")))
+                    }
+                    (Some(lane), Some(policy)) => Ok((lane, policy, req.ms)),
+                }
+            }
+        },
+    };
+    let (lane, policy, ms) = match parsed {
+        Ok(v) => v,
+        Err((status, body)) => return (status, Ok((conn, body))),
+    };
+    match jobs::submit(supervise::spawner(), lane, policy, ms) {
+        Ok(id) => {
+            let mut j = Body::new();
+            j.raw("{").key(true, "id").num(id);
+            j.key(false, "lane").str(lane.name());
+            j.key(false, "policy")
+                .str(if policy == AdmissionPolicy::Replace { "replace" } else { "queue" });
+            j.key(false, "ms").num(ms).raw("}");
+            (202, Ok((conn, j)))
+        }
+        Err(jobs::SubmitFail::Busy) => {
+            (503, Ok((conn, error("jobs_busy", "too many jobs in flight; retry"))))
+        }
+    }
+}
+
+impl Api {
+    /// POST /api/nodes/{name}/{verb}.
+    async fn verb(&self, name: &str, verb: &str) -> (u16, Body) {
+        let Some(node) = find_node(name) else {
+            return (404, error("unknown_node", name));
+        };
+        let target = node.spec().name;
+        let ok = |verb: &str, queued: bool| {
+            let mut j = Body::new();
+            j.raw("{").key(true, "node").str(target);
+            j.key(false, "verb").str(verb);
+            j.key(false, if queued { "queued" } else { "ok" }).bool(true).raw("}");
+            j
+        };
+        match verb {
+            "activate" | "deactivate" => {
+                let op = if verb == "activate" { ControlOp::Activate } else { ControlOp::Deactivate };
+                match try_request_control(node, op) {
+                    Ok(()) => (202, ok(verb, true)),
+                    Err(_) => (503, error("mailbox_full", "the control mailbox is full; retry")),
+                }
+            }
+            "stop" if core::ptr::eq(node, self.worker) => {
+                // This worker cannot await its own ack: a helper does.
+                match supervise::stop_later(node) {
+                    Ok(()) => (202, ok(verb, true)),
+                    Err(()) => (503, error("busy", "too many stops in flight; retry")),
+                }
+            }
+            "stop" => match SUP.stop_node(node).await {
+                Ok(()) => {
+                    log::push("verb", target, "stopped", 0);
+                    (200, ok(verb, false))
+                }
+                Err(e) => {
+                    log::push("verb", e.node.spec().name, "shutdown_timeout", 0);
+                    let mut j = Body::new();
+                    j.raw("{").key(true, "error").str("ShutdownTimeout");
+                    j.key(false, "node").str(e.node.spec().name).raw("}");
+                    (504, j)
+                }
+            },
+            "resume" if node.spec().mode() != Mode::Pause => {
+                (409, error("wrong_mode", "resume applies to Pause nodes; use activate"))
+            }
+            "resume" => {
+                SUP.resume_node(node);
+                log::push("verb", target, "resumed", 0);
+                (200, ok(verb, false))
+            }
+            _ => (400, error("unknown_verb", "activate, deactivate, stop or resume")),
+        }
+    }
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Terminate => "Terminate",
+        Mode::Pause => "Pause",
+        Mode::OnDemand => "OnDemand",
+    }
+}
+
+/// The one-word state the dashboard colours by.
+pub fn state_name(n: &TaskNode) -> &'static str {
+    if n.is_detached() {
+        "detached"
+    } else if n.is_running() {
+        "running"
+    } else if n.spec().mode() == Mode::Pause && n.shutdown_requested() {
+        "parked"
+    } else if n.is_disabled() {
+        "disabled"
+    } else if n.has_exited() {
+        "exited"
+    } else {
+        "down"
+    }
+}
+
+fn us(ticks: u32) -> u64 {
+    ticks as u64 * 1_000_000 / embassy_time::TICK_HZ
+}
+
+fn graph_json() -> Body {
+    let mut j = Body::new();
+    let now = Instant::now();
+    j.raw("{").key(true, "board").str(crate::board::NAME);
+    j.key(false, "uptime_ms").num(now.as_millis());
+    j.key(false, "now_us").num(now.as_micros());
+    j.key(false, "events_next").num(log::next_seq());
+    let s = supervise::stats();
+    j.key(false, "supervisor").raw("{");
+    j.key(true, "cpu_us").num(us(s.0)).key(false, "polls").num(s.1).key(false, "restarts").num(s.2);
+    j.raw("}");
+    j.key(false, "executors").raw("[");
+    for i in 0..trace::MAX_EXECUTORS {
+        if let Some(e) = trace::executor_stats(i) {
+            if i > 0 {
+                j.raw(",");
+            }
+            j.raw("{").key(true, "id").num(i);
+            j.key(false, "elapsed_us").num(us(e.elapsed_ticks));
+            j.key(false, "idle_us").num(us(e.idle_ticks));
+            j.key(false, "in_poll_us").num(us(e.in_poll_ticks));
+            j.key(false, "supervised_us").num(us(e.supervised_ticks));
+            j.key(false, "polls").num(e.polls).raw("}");
+        }
+    }
+    j.raw("]");
+    let stale = watchdog::STALE.load(Ordering::Acquire);
+    j.key(false, "nodes").raw("[");
+    let mut first = true;
+    for (i, n) in GRAPH.nodes.iter().enumerate() {
+        let Some(n) = n else { continue };
+        if !first {
+            j.raw(",");
+        }
+        first = false;
+        let spec = n.spec();
+        j.raw("{").key(true, "name").str(spec.name);
+        j.key(false, "slot").num(i);
+        j.key(false, "mode").str(mode_name(spec.mode()));
+        j.key(false, "state").str(state_name(n));
+        j.key(false, "deps").raw("[");
+        for (k, d) in GRAPH.deps[i].iter().enumerate() {
+            if k > 0 {
+                j.raw(",");
+            }
+            j.str(GRAPH.nodes[*d as usize].map_or("?", |d| d.spec().name));
+        }
+        j.raw("]");
+        j.key(false, "pool").raw(if HTTP.iter().any(|m| core::ptr::eq(m, *n)) { "\"HTTP\"" } else { "null" });
+        j.key(false, "executor").str(if spec.name == "WATCHDOG" { "interrupt" } else { "thread" });
+        j.key(false, "running").bool(n.is_running());
+        j.key(false, "ready").bool(n.is_ready());
+        j.key(false, "busy").bool(n.is_busy());
+        j.key(false, "disabled").bool(n.is_disabled());
+        j.key(false, "detached").bool(n.is_detached());
+        j.key(false, "exited").bool(n.has_exited());
+        j.key(false, "parked").bool(state_name(n) == "parked");
+        j.key(false, "stale").bool(stale & (1 << i) != 0);
+        if watchdog::beats(n) {
+            j.key(false, "heartbeat_age_ms").num(us(n.ticks_since_beat()) / 1000);
+        }
+        let t = n.trace_stats();
+        j.key(false, "cpu_us").num(us(t.exec_ticks));
+        j.key(false, "polls").num(t.polls);
+        j.key(false, "max_poll_us").num(us(t.max_poll_ticks));
+        j.raw("}");
+    }
+    j.raw("]");
+    let (min, max) = embassy_supervisor::Pool::bounds(&HTTP_POOL);
+    let running = HTTP.iter().filter(|m| m.is_running()).count();
+    let busy = HTTP.iter().filter(|m| m.is_busy()).count();
+    j.key(false, "pools").raw("[{");
+    j.key(true, "name").str("HTTP").key(false, "min").num(min).key(false, "max").num(max);
+    j.key(false, "running").num(running).key(false, "busy").num(busy);
+    j.raw("}]");
+    let snap = jobs::CTRL.snapshot();
+    j.key(false, "controller").raw("{").key(true, "intake").num(snap.intake);
+    j.key(false, "slots").raw("[");
+    let mut first = true;
+    for v in snap.slots.iter().flatten() {
+        if !first {
+            j.raw(",");
+        }
+        first = false;
+        j.raw("{").key(true, "key");
+        match v.key {
+            Key::Name(n) => j.str(n),
+            Key::Id(id) => j.num(id),
+        };
+        j.key(false, "status").str(match v.status {
+            SlotStatusKind::Idle => "idle",
+            SlotStatusKind::Admitting => "admitting",
+            SlotStatusKind::Running => "running",
+            _ => "terminating",
+        });
+        j.key(false, "owner");
+        match v.owner {
+            Some(o) => j.str(o.spec().name),
+            None => j.raw("null"),
+        };
+        j.key(false, "queued").num(v.queued);
+        j.key(false, "in_status_ms").num(v.in_status.as_millis()).raw("}");
+    }
+    j.raw("]}");
+    j.key(false, "http").raw("{");
+    j.key(true, "served").num(http::SERVED.load(Ordering::Relaxed));
+    j.key(false, "shed").num(http::SHED.load(Ordering::Relaxed)).raw("}");
+    j.key(false, "sensor").raw("{");
+    j.key(true, "last").num(sensor::LAST.load(Ordering::Relaxed));
+    j.key(false, "samples").num(sensor::SAMPLES.load(Ordering::Relaxed));
+    j.key(false, "reports").num(sensor::REPORTS.load(Ordering::Relaxed)).raw("}");
+    j.key(false, "stalls").num(watchdog::STALLS.load(Ordering::Relaxed));
+    j.raw("}");
+    j
+}
+
+fn events_json(since: u32) -> Body {
+    let mut buf = [log::Entry {
+        seq: 0,
+        at_ms: 0,
+        kind: "",
+        name: "",
+        info: "",
+        n: 0,
+    }; EVENTS_PER_REPLY];
+    let (n, missed) = log::read_since(since, &mut buf);
+    let mut j = Body::new();
+    let next = buf[..n].last().map_or(since, |e| e.seq);
+    j.raw("{").key(true, "last").num(next);
+    j.key(false, "missed").num(missed);
+    j.key(false, "events").raw("[");
+    for (k, e) in buf[..n].iter().enumerate() {
+        if k > 0 {
+            j.raw(",");
+        }
+        j.raw("{").key(true, "seq").num(e.seq);
+        j.key(false, "at_ms").num(e.at_ms);
+        j.key(false, "kind").str(e.kind);
+        j.key(false, "name").str(e.name);
+        j.key(false, "info").str(e.info);
+        j.key(false, "n").num(e.n).raw("}");
+    }
+    j.raw("]}");
+    j
+}
+
+fn jobs_json() -> Body {
+    let mut j = Body::new();
+    j.raw("{").key(true, "jobs").raw("[");
+    let mut first = true;
+    for r in jobs::rows().iter().flatten() {
+        if !first {
+            j.raw(",");
+        }
+        first = false;
+        j.raw("{").key(true, "id").num(r.id);
+        j.key(false, "lane").str(r.lane.name());
+        j.key(false, "policy")
+            .str(if r.policy == AdmissionPolicy::Replace { "replace" } else { "queue" });
+        j.key(false, "ms").num(r.ms);
+        j.key(false, "state").str(match r.state {
+            jobs::JobState::Submitted => "submitted",
+            jobs::JobState::Running => "running",
+            jobs::JobState::Done(o) => jobs::outcome_name(o),
+        });
+        j.key(false, "started_seq").num(r.started_seq).raw("}");
+    }
+    j.raw("]}");
+    j
+}
