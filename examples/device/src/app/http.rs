@@ -59,6 +59,17 @@ fn is_wedged(node: &TaskNode) -> bool {
     member(node).is_some_and(|i| WEDGED.load(Ordering::Acquire) & (1 << i) != 0)
 }
 
+/// The test hook: a wedged worker sits on its stop past the supervisor's
+/// ack deadline, then lets go (and is no longer wedged).
+async fn hold_if_wedged(node: &'static TaskNode) {
+    if is_wedged(node) {
+        Timer::after(WEDGE_HOLD).await;
+        if let Some(i) = member(node) {
+            WEDGED.and(!(1 << i), Ordering::AcqRel);
+        }
+    }
+}
+
 /// Counts a socket as listening for as long as it lives.
 struct Listening;
 
@@ -111,7 +122,11 @@ async fn serve(node: &'static TaskNode) {
             .await;
         drop(listening);
         match accepted {
-            Err(_) => return, // stopped while idle; the shell acks
+            Err(_) => {
+                // Stopped while idle; the shell acks when this returns.
+                hold_if_wedged(node).await;
+                return;
+            }
             Ok(Either::First(Ok(()))) => {}
             Ok(_) => {
                 // Accept error (the stack lost its address): back off.
@@ -135,13 +150,7 @@ async fn serve(node: &'static TaskNode) {
         node.mark_idle();
         node.beat();
         if node.shutdown_requested() {
-            if is_wedged(node) {
-                // The test hook: sit on the stop past the ack deadline.
-                Timer::after(WEDGE_HOLD).await;
-                if let Some(i) = member(node) {
-                    WEDGED.and(!(1 << i), Ordering::AcqRel);
-                }
-            }
+            hold_if_wedged(node).await;
             return;
         }
     }
