@@ -6,11 +6,11 @@
 use embassy_supervisor::controller::{AdmissionPolicy, Key, SlotStatusKind};
 use embassy_supervisor::{ControlOp, Mode, TaskNode, trace, try_request_control};
 use embassy_time::{Duration, Instant, Timer, with_timeout};
+use picoserve::ResponseSent;
 use picoserve::io::Read;
 use picoserve::request::{Path, Request, RequestBodyConnection};
 use picoserve::response::{IntoResponse, Response, ResponseWriter, StatusCode};
 use picoserve::routing::PathRouterService;
-use picoserve::ResponseSent;
 use portable_atomic::Ordering;
 
 use super::graph::{GRAPH, HTTP, HTTP_POOL, SUP};
@@ -125,7 +125,8 @@ impl PathRouterService<()> for Api {
         let method = parts.method();
         let path = path.encoded();
         let query = parts.query().map(|q| q.0);
-        let segs: heapless::Vec<&str, 6> = path.split('/').filter(|s| !s.is_empty()).take(6).collect();
+        let segs: heapless::Vec<&str, 6> =
+            path.split('/').filter(|s| !s.is_empty()).take(6).collect();
         let is_post = method == "POST";
         let is_get = method == "GET" || method == "HEAD";
 
@@ -158,7 +159,13 @@ impl PathRouterService<()> for Api {
             // Every state change: the token first, so a refused request
             // learns nothing and changes nothing.
             (["api", ..], _, true) if !authorized(parts.headers()) => {
-                reply(conn, w, 401, &error("unauthorized", "send Authorization: Bearer <token>")).await
+                reply(
+                    conn,
+                    w,
+                    401,
+                    &error("unauthorized", "send Authorization: Bearer <token>"),
+                )
+                .await
             }
             (["api", "nodes", name, verb], _, true) => {
                 let (status, body) = self.verb(name, verb).await;
@@ -176,7 +183,10 @@ impl PathRouterService<()> for Api {
                     Some(i) => {
                         http::wedge(i);
                         let mut j = Body::new();
-                        j.raw("{").key(true, "wedged").str(HTTP[i].spec().name).raw("}");
+                        j.raw("{")
+                            .key(true, "wedged")
+                            .str(HTTP[i].spec().name)
+                            .raw("}");
                         (200, j)
                     }
                     None => (400, error("not_a_pool_worker", name)),
@@ -206,12 +216,21 @@ async fn submit_job<'r, R: Read>(
         ms: u32,
     }
     if len > MAX_BODY {
-        return (413, Ok((conn, error("body_too_large", "at most 512 bytes"))));
+        return (
+            413,
+            Ok((conn, error("body_too_large", "at most 512 bytes"))),
+        );
     }
     let parsed = match conn.body().read_all().await {
         Err(_) => Err((400, error("unreadable_body", ""))),
         Ok(bytes) => match serde_json_core::from_slice::<JobReq>(bytes) {
-            Err(_) => Err((400, error("malformed_json", "want {\"lane\":\"calibrate\"|\"update\",\"policy\":\"queue\"|\"replace\",\"ms\":N}"))),
+            Err(_) => Err((
+                400,
+                error(
+                    "malformed_json",
+                    "want {\"lane\":\"calibrate\"|\"update\",\"policy\":\"queue\"|\"replace\",\"ms\":N}",
+                ),
+            )),
             Ok((req, _)) => {
                 let policy = match req.policy.unwrap_or("queue") {
                     "queue" => Some(AdmissionPolicy::Queue),
@@ -239,13 +258,18 @@ async fn submit_job<'r, R: Read>(
             j.raw("{").key(true, "id").num(id);
             j.key(false, "lane").str(lane.name());
             j.key(false, "policy")
-                .str(if policy == AdmissionPolicy::Replace { "replace" } else { "queue" });
+                .str(if policy == AdmissionPolicy::Replace {
+                    "replace"
+                } else {
+                    "queue"
+                });
             j.key(false, "ms").num(ms).raw("}");
             (202, Ok((conn, j)))
         }
-        Err(jobs::SubmitFail::Busy) => {
-            (503, Ok((conn, error("jobs_busy", "too many jobs in flight; retry"))))
-        }
+        Err(jobs::SubmitFail::Busy) => (
+            503,
+            Ok((conn, error("jobs_busy", "too many jobs in flight; retry"))),
+        ),
     }
 }
 
@@ -260,15 +284,24 @@ impl Api {
             let mut j = Body::new();
             j.raw("{").key(true, "node").str(target);
             j.key(false, "verb").str(verb);
-            j.key(false, if queued { "queued" } else { "ok" }).bool(true).raw("}");
+            j.key(false, if queued { "queued" } else { "ok" })
+                .bool(true)
+                .raw("}");
             j
         };
         match verb {
             "activate" | "deactivate" => {
-                let op = if verb == "activate" { ControlOp::Activate } else { ControlOp::Deactivate };
+                let op = if verb == "activate" {
+                    ControlOp::Activate
+                } else {
+                    ControlOp::Deactivate
+                };
                 match try_request_control(node, op) {
                     Ok(()) => (202, ok(verb, true)),
-                    Err(_) => (503, error("mailbox_full", "the control mailbox is full; retry")),
+                    Err(_) => (
+                        503,
+                        error("mailbox_full", "the control mailbox is full; retry"),
+                    ),
                 }
             }
             "stop" if core::ptr::eq(node, self.worker) => {
@@ -291,15 +324,19 @@ impl Api {
                     (504, j)
                 }
             },
-            "resume" if node.spec().mode() != Mode::Pause => {
-                (409, error("wrong_mode", "resume applies to Pause nodes; use activate"))
-            }
+            "resume" if node.spec().mode() != Mode::Pause => (
+                409,
+                error("wrong_mode", "resume applies to Pause nodes; use activate"),
+            ),
             "resume" => {
                 SUP.resume_node(node);
                 log::push("verb", target, "resumed", 0);
                 (200, ok(verb, false))
             }
-            _ => (400, error("unknown_verb", "activate, deactivate, stop or resume")),
+            _ => (
+                400,
+                error("unknown_verb", "activate, deactivate, stop or resume"),
+            ),
         }
     }
 }
@@ -342,7 +379,12 @@ fn graph_json() -> Body {
     j.key(false, "events_next").num(log::next_seq());
     let s = supervise::stats();
     j.key(false, "supervisor").raw("{");
-    j.key(true, "cpu_us").num(us(s.0)).key(false, "polls").num(s.1).key(false, "restarts").num(s.2);
+    j.key(true, "cpu_us")
+        .num(us(s.0))
+        .key(false, "polls")
+        .num(s.1)
+        .key(false, "restarts")
+        .num(s.2);
     j.raw("}");
     j.key(false, "executors").raw("[");
     for i in 0..trace::MAX_EXECUTORS {
@@ -381,8 +423,17 @@ fn graph_json() -> Body {
             j.str(GRAPH.nodes[*d as usize].map_or("?", |d| d.spec().name));
         }
         j.raw("]");
-        j.key(false, "pool").raw(if HTTP.iter().any(|m| core::ptr::eq(m, *n)) { "\"HTTP\"" } else { "null" });
-        j.key(false, "executor").str(if spec.name == "WATCHDOG" { "interrupt" } else { "thread" });
+        j.key(false, "pool")
+            .raw(if HTTP.iter().any(|m| core::ptr::eq(m, *n)) {
+                "\"HTTP\""
+            } else {
+                "null"
+            });
+        j.key(false, "executor").str(if spec.name == "WATCHDOG" {
+            "interrupt"
+        } else {
+            "thread"
+        });
         j.key(false, "running").bool(n.is_running());
         j.key(false, "ready").bool(n.is_ready());
         j.key(false, "busy").bool(n.is_busy());
@@ -392,7 +443,8 @@ fn graph_json() -> Body {
         j.key(false, "parked").bool(state_name(n) == "parked");
         j.key(false, "stale").bool(stale & (1 << i) != 0);
         if watchdog::beats(n) {
-            j.key(false, "heartbeat_age_ms").num(us(n.ticks_since_beat()) / 1000);
+            j.key(false, "heartbeat_age_ms")
+                .num(us(n.ticks_since_beat()) / 1000);
         }
         let t = n.trace_stats();
         j.key(false, "cpu_us").num(us(t.exec_ticks));
@@ -405,11 +457,22 @@ fn graph_json() -> Body {
     let running = HTTP.iter().filter(|m| m.is_running()).count();
     let busy = HTTP.iter().filter(|m| m.is_busy()).count();
     j.key(false, "pools").raw("[{");
-    j.key(true, "name").str("HTTP").key(false, "min").num(min).key(false, "max").num(max);
-    j.key(false, "running").num(running).key(false, "busy").num(busy);
+    j.key(true, "name")
+        .str("HTTP")
+        .key(false, "min")
+        .num(min)
+        .key(false, "max")
+        .num(max);
+    j.key(false, "running")
+        .num(running)
+        .key(false, "busy")
+        .num(busy);
     j.raw("}]");
     let snap = jobs::CTRL.snapshot();
-    j.key(false, "controller").raw("{").key(true, "intake").num(snap.intake);
+    j.key(false, "controller")
+        .raw("{")
+        .key(true, "intake")
+        .num(snap.intake);
     j.key(false, "slots").raw("[");
     let mut first = true;
     for v in snap.slots.iter().flatten() {
@@ -434,17 +497,27 @@ fn graph_json() -> Body {
             None => j.raw("null"),
         };
         j.key(false, "queued").num(v.queued);
-        j.key(false, "in_status_ms").num(v.in_status.as_millis()).raw("}");
+        j.key(false, "in_status_ms")
+            .num(v.in_status.as_millis())
+            .raw("}");
     }
     j.raw("]}");
     j.key(false, "http").raw("{");
-    j.key(true, "served").num(http::SERVED.load(Ordering::Relaxed));
-    j.key(false, "shed").num(http::SHED.load(Ordering::Relaxed)).raw("}");
+    j.key(true, "served")
+        .num(http::SERVED.load(Ordering::Relaxed));
+    j.key(false, "shed")
+        .num(http::SHED.load(Ordering::Relaxed))
+        .raw("}");
     j.key(false, "sensor").raw("{");
-    j.key(true, "last").num(sensor::LAST.load(Ordering::Relaxed));
-    j.key(false, "samples").num(sensor::SAMPLES.load(Ordering::Relaxed));
-    j.key(false, "reports").num(sensor::REPORTS.load(Ordering::Relaxed)).raw("}");
-    j.key(false, "stalls").num(watchdog::STALLS.load(Ordering::Relaxed));
+    j.key(true, "last")
+        .num(sensor::LAST.load(Ordering::Relaxed));
+    j.key(false, "samples")
+        .num(sensor::SAMPLES.load(Ordering::Relaxed));
+    j.key(false, "reports")
+        .num(sensor::REPORTS.load(Ordering::Relaxed))
+        .raw("}");
+    j.key(false, "stalls")
+        .num(watchdog::STALLS.load(Ordering::Relaxed));
     j.raw("}");
     j
 }
@@ -491,7 +564,11 @@ fn jobs_json() -> Body {
         j.raw("{").key(true, "id").num(r.id);
         j.key(false, "lane").str(r.lane.name());
         j.key(false, "policy")
-            .str(if r.policy == AdmissionPolicy::Replace { "replace" } else { "queue" });
+            .str(if r.policy == AdmissionPolicy::Replace {
+                "replace"
+            } else {
+                "queue"
+            });
         j.key(false, "ms").num(r.ms);
         j.key(false, "state").str(match r.state {
             jobs::JobState::Submitted => "submitted",

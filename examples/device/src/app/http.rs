@@ -203,7 +203,10 @@ pub async fn shedder() {
     }
 }
 
-async fn write_all(socket: &mut TcpSocket<'_>, mut buf: &[u8]) -> Result<(), embassy_net::tcp::Error> {
+async fn write_all(
+    socket: &mut TcpSocket<'_>,
+    mut buf: &[u8],
+) -> Result<(), embassy_net::tcp::Error> {
     while !buf.is_empty() {
         let n = socket.write(buf).await?;
         if n == 0 {

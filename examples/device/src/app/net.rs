@@ -44,7 +44,10 @@ pub async fn stack() -> Stack<'static> {
 
 /// ETH: run the stack until stopped. The runner is lent, so a stop drops
 /// only this poll of it and a respawn carries on with the same state.
-pub async fn eth_worker(node: &'static TaskNode, runner: &mut ThreadMode<Runner<'static, NetDriver>>) {
+pub async fn eth_worker(
+    node: &'static TaskNode,
+    runner: &mut ThreadMode<Runner<'static, NetDriver>>,
+) {
     let Some(runner) = runner.get_mut() else {
         // Placed on an interrupt tier by mistake: refuse to touch the stack.
         return;
@@ -65,4 +68,6 @@ pub async fn net_worker(node: &'static TaskNode) {
             stack.wait_config_down().await;
         })
         .await;
+    // Down (stopped, or the address went away): no longer ready.
+    node.clear_ready();
 }

@@ -59,7 +59,9 @@ pub async fn supervisor(spawner: Spawner) {
         RESTARTS.add(1, Ordering::Relaxed);
         match err {
             RunError::Spawn(_) => log::push("run_error", "", "spawn", 0),
-            RunError::Shutdown(e) => log::push("run_error", e.node.spec().name, "shutdown_timeout", 0),
+            RunError::Shutdown(e) => {
+                log::push("run_error", e.node.spec().name, "shutdown_timeout", 0)
+            }
         }
         // Give a wedged node the time its stop already has, then drive again.
         embassy_time::Timer::after_millis(100).await;

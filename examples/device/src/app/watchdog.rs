@@ -46,7 +46,12 @@ pub async fn watchdog_worker(node: &'static TaskNode) {
                 }
                 if let Some(s) = trace::stalled_task(0, STALL.as_ticks() as u32) {
                     STALLS.add(1, Ordering::Relaxed);
-                    log::push("stall", s.node.map_or("(unsupervised)", |n| n.spec().name), "", 0);
+                    log::push(
+                        "stall",
+                        s.node.map_or("(unsupervised)", |n| n.spec().name),
+                        "",
+                        0,
+                    );
                 }
             }
         })

@@ -9,7 +9,7 @@ use supervisor_device::{app, board, println};
 
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
-    let driver = match board::net_driver(spawner).await {
+    let (driver, sensor) = match board::bring_up(spawner).await {
         Ok(d) => d,
         Err(e) => {
             println!("network interface failed: {:?}", e);
@@ -17,7 +17,7 @@ async fn main_task(spawner: Spawner) {
         }
     };
     println!("device: {} up, token set at build time", board::NAME);
-    app::start(spawner, driver, board::Sensor::take());
+    app::start(spawner, driver, sensor);
 }
 
 #[entry]

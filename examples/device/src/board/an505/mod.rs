@@ -56,15 +56,16 @@ pub fn start_high_tier() -> Option<SendSpawner> {
 /// Why the network interface could not come up.
 pub type NetError = lan9118::InitError;
 
-/// Bring up the Ethernet controller and unmask its interrupt.
-pub async fn net_driver(_spawner: Spawner) -> Result<NetDriver, NetError> {
+/// Bring up the board's peripherals for the application: the Ethernet
+/// controller (its interrupt unmasked) and the sensor.
+pub async fn bring_up(_spawner: Spawner) -> Result<(NetDriver, Sensor), NetError> {
     // Safety: ETH_BASE is the LAN9118's window on this board and this is the
     // only driver instance (called once from `main`).
     let chip = unsafe { lan9118::Lan9118::new(ETH_BASE) }?;
     // Safety: the handler (below) only touches the chip's interrupt
     // registers and a waker.
     unsafe { NVIC::unmask(exec::Irq(ETH_IRQ)) };
-    Ok(chip)
+    Ok((chip, Sensor { _private: () }))
 }
 
 /// Seed for the network stack's randomness (TCP sequence numbers, DHCP
@@ -81,11 +82,6 @@ pub struct Sensor {
 }
 
 impl Sensor {
-    /// The one instance (created once in `main`, then moved into the graph).
-    pub fn take() -> Self {
-        Self { _private: () }
-    }
-
     /// One reading: the FPGA's 100 Hz counter.
     pub fn read(&mut self) -> u32 {
         // Safety: a read-only register of the FPGA IO block, always mapped
