@@ -308,7 +308,10 @@ impl Api {
                 // This worker cannot await its own ack: a helper does.
                 match supervise::stop_later(node) {
                     Ok(()) => (202, ok(verb, true)),
-                    Err(()) => (503, error("busy", "too many stops in flight; retry")),
+                    Err(supervise::HelpersBusy) => (
+                        503,
+                        error("helpers_busy", "too many stops in flight; retry"),
+                    ),
                 }
             }
             "stop" => match SUP.stop_node(node).await {

@@ -68,10 +68,14 @@ pub async fn supervisor(spawner: Spawner) {
     }
 }
 
+/// Both stop helpers are busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpersBusy;
+
 /// Stop `node` from a helper task (for a worker asked to stop itself);
 /// `Err` if both helpers are busy.
-pub fn stop_later(node: &'static TaskNode) -> Result<(), ()> {
-    let token = stopper(node).map_err(|_| ())?;
+pub fn stop_later(node: &'static TaskNode) -> Result<(), HelpersBusy> {
+    let token = stopper(node).map_err(|_| HelpersBusy)?;
     spawner().spawn(token);
     Ok(())
 }

@@ -215,7 +215,7 @@ impl Chip {
         let status = self.regs.read(RX_STATUS_FIFO);
         let len = ((status >> 16) & 0x3FFF) as usize;
         let words = len.div_ceil(4);
-        if status & RX_STS_ERROR != 0 || len < 4 || len > FRAME {
+        if status & RX_STS_ERROR != 0 || !(4..=FRAME).contains(&len) {
             self.discard(words);
             return None;
         }

@@ -23,12 +23,15 @@ const COUNTS_PER_TICK: u32 = (CORE_HZ as u64 / TICK_HZ) as u32;
 
 struct SysTickDriver {
     ms: Mutex<Cell<u64>>,
+    /// The last value `now` returned: time never goes back (see `now_cs`).
+    last: Mutex<Cell<u64>>,
     alarm: Mutex<Cell<u64>>,
     queue: Mutex<RefCell<Queue>>,
 }
 
 embassy_time_driver::time_driver_impl!(static DRIVER: SysTickDriver = SysTickDriver {
     ms: Mutex::new(Cell::new(0)),
+    last: Mutex::new(Cell::new(0)),
     alarm: Mutex::new(Cell::new(u64::MAX)),
     queue: Mutex::new(RefCell::new(Queue::new())),
 });
@@ -43,7 +46,12 @@ impl SysTickDriver {
             ms += 1;
         }
         let elapsed = (COUNTS_PER_MS - 1).saturating_sub(cvr) / COUNTS_PER_TICK;
-        ms * TICKS_PER_MS + elapsed as u64
+        // In real time (no -icount) QEMU can show the counter already
+        // reloaded a moment before it raises the wrap's pending bit, which
+        // reads as up to 1 ms in the past: clamp, so time is monotonic.
+        let t = (ms * TICKS_PER_MS + elapsed as u64).max(self.last.borrow(cs).get());
+        self.last.borrow(cs).set(t);
+        t
     }
 
     fn fire_expired(&self, cs: CriticalSection) {
