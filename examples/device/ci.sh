@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # CI for the full example, self-contained and bounded in time, loopback only:
+#  0. rustfmt and clippy for both boards;
 #  1. build the QEMU device (mps2-an505) with a fresh token;
 #  2. boot it (real time, user-mode networking forwarded to 127.0.0.1) and run
 #     the HTTP scenario tests (tests/scenarios.py);
@@ -23,6 +24,11 @@ python3 -c 'import selenium' 2>/dev/null || { echo "ci.sh: missing python seleni
 
 export DEVICE_TOKEN="ci-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+echo "== lint: rustfmt, clippy -D warnings (both boards)"
+timeout 120 cargo fmt --check
+timeout 900 cargo clippy --locked --release --target "$TARGET" --features an505 --bin device-qemu -- -D warnings
+timeout 900 cargo clippy --locked --release --target "$TARGET" --features rp2350 --bin device-pico2w -- -D warnings
 
 echo "== build: QEMU mps2-an505 device"
 build_device

@@ -310,6 +310,7 @@ def s_load():
     FIGURES["supervisor_cpu_percent_under_load"] = round(sup, 3)
     FIGURES["thread_executor_busy_percent_under_load"] = round(busy, 1)
     FIGURES["shed_503"] = g1["http"]["shed"] - g0["http"]["shed"]
+    check(FIGURES["shed_503"] > 0, f"clients beyond the pool got 503 busy ({FIGURES['shed_503']} times), none hung")
     print(f"  fig supervisor's own CPU during the load: {sup:.3f} % (thread executor busy {busy:.1f} %)")
     wait_graph(lambda g: g["pools"][0]["running"] <= max(pmin, 1) + 1, timeout=40,
                what="pool shrunk back after the cooldown")

@@ -427,7 +427,7 @@ fn graph_json() -> Body {
         }
         j.raw("]");
         j.key(false, "pool")
-            .raw(if HTTP.iter().any(|m| core::ptr::eq(m, *n)) {
+            .raw(if HTTP_POOL.member_index(n).is_some() {
                 "\"HTTP\""
             } else {
                 "null"

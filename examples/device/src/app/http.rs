@@ -16,7 +16,7 @@ use picoserve::{Config, Router, Server, Timeouts};
 use portable_atomic::{AtomicU8, AtomicU32, Ordering};
 
 use super::api::Api;
-use super::graph::HTTP;
+use super::graph::HTTP_POOL;
 
 /// The device's HTTP port (forwarded to the host's loopback by QEMU).
 pub const PORT: u16 = 80;
@@ -52,7 +52,7 @@ pub fn wedge(i: usize) {
 }
 
 fn member(node: &TaskNode) -> Option<usize> {
-    HTTP.iter().position(|m| core::ptr::eq(m, node))
+    HTTP_POOL.member_index(node)
 }
 
 fn is_wedged(node: &TaskNode) -> bool {
@@ -123,9 +123,13 @@ async fn serve(node: &'static TaskNode) {
         drop(listening);
         match accepted {
             Err(_) => {
-                // Stopped while idle; the shell acks when this returns.
+                // Stopped while idle. Close the listener first: a socket left
+                // listening would take a connection nobody serves (a hang
+                // for that client) while a wedged worker holds its stop.
+                socket.abort();
+                drop(socket);
                 hold_if_wedged(node).await;
-                return;
+                return; // the shell acks
             }
             Ok(Either::First(Ok(()))) => {}
             Ok(_) => {

@@ -7,7 +7,7 @@ use embassy_supervisor::{TaskNode, trace};
 use embassy_time::{Duration, Ticker};
 use portable_atomic::{AtomicU32, Ordering};
 
-use super::graph::{ADMIN, CALIBRATE, GRAPH, HTTP, REPORT, SENSOR, UPDATE};
+use super::graph::{ADMIN, CALIBRATE, GRAPH, HTTP_POOL, REPORT, SENSOR, UPDATE};
 use super::log;
 
 /// A running node that has not beaten for this long is stale.
@@ -62,6 +62,5 @@ pub async fn watchdog_worker(node: &'static TaskNode) {
 /// pair and the job lanes. (ETH and NET only wait on the network.)
 pub fn beats(n: &TaskNode) -> bool {
     let one_of = |list: &[&TaskNode]| list.iter().any(|m| core::ptr::eq(*m, n));
-    HTTP.iter().any(|m| core::ptr::eq(m, n))
-        || one_of(&[&ADMIN, &SENSOR, &REPORT, &CALIBRATE, &UPDATE])
+    HTTP_POOL.member_index(n).is_some() || one_of(&[&ADMIN, &SENSOR, &REPORT, &CALIBRATE, &UPDATE])
 }
