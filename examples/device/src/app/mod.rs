@@ -9,6 +9,7 @@ pub mod json;
 pub mod log;
 pub mod net;
 pub mod sensor;
+pub mod status;
 pub mod supervise;
 pub mod watchdog;
 
