@@ -35,11 +35,13 @@ SETUP_APT_PACKAGES=(
 # ---- EXTRA PREREQUISITES -------------------------------------------------
 # Steps that need more append here, in the same "package:command" form, e.g.
 #   "chromium:chromium" "chromium-driver:chromedriver" "curl:curl"
-SETUP_EXTRA_APT_PACKAGES=()
+# examples/device/ci.sh (see its PREREQS): the dashboard test drives Debian's
+# chromium through chromedriver; the HTTP scenarios use curl.
+SETUP_EXTRA_APT_PACKAGES=("chromium:chromium" "chromium-driver:chromedriver" "curl:curl")
 # Python packages, as "pip-name:import-name"; installed with
 # `python3 -m pip install` (the `python3-pip` Debian package is added when
 # this list is not empty).
-SETUP_EXTRA_PIP_PACKAGES=()
+SETUP_EXTRA_PIP_PACKAGES=("selenium:selenium")
 # ---------------------------------------------------------------------------
 
 setup_prerequisites() {

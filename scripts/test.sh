@@ -96,4 +96,7 @@ if [ -x firmware/ci.sh ]; then
     firmware/ci.sh
 fi
 
+step "the full example: the networked device on QEMU, its HTTP scenarios, the dashboard in Chromium, the Pico 2 W build"
+bash examples/device/ci.sh
+
 step "all green"

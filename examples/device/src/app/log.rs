@@ -1,0 +1,201 @@
+//! The device's event log: the supervisor's event stream (lifecycle, pool,
+//! control, controller) plus the application's own entries (verb outcomes,
+//! job outcomes), numbered, in a fixed ring. `GET /api/events?since=N`
+//! reads it; a long-poll waits here for the next entry.
+
+use core::cell::RefCell;
+use core::future::poll_fn;
+use core::task::Poll;
+
+use embassy_supervisor::event::{self, EventKind, WaitResult};
+use embassy_sync::blocking_mutex::Mutex;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::waitqueue::MultiWakerRegistration;
+use embassy_time::Instant;
+
+/// Entries kept; older ones are overwritten (a reader asking for them is
+/// told how many it missed).
+pub const LOG_LEN: usize = 64;
+/// Long-polls that can wait at once (one per HTTP worker and ADMIN, and spare).
+const WAITERS: usize = 8;
+
+/// One entry.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    /// 1, 2, 3, ... in publication order.
+    pub seq: u32,
+    /// Milliseconds since boot.
+    pub at_ms: u32,
+    /// What happened ("spawned", "down", "shutdown_timeout", "job", ...).
+    pub kind: &'static str,
+    /// The node or slot it is about ("" if none).
+    pub name: &'static str,
+    /// A second word: the control op, the job outcome, ... ("" if none).
+    pub info: &'static str,
+    /// A number: a job id, a lag count (0 if none).
+    pub n: u32,
+}
+
+struct Ring {
+    entries: [Option<Entry>; LOG_LEN],
+    next_seq: u32,
+    waiters: MultiWakerRegistration<WAITERS>,
+}
+
+static LOG: Mutex<CriticalSectionRawMutex, RefCell<Ring>> = Mutex::new(RefCell::new(Ring {
+    entries: [None; LOG_LEN],
+    next_seq: 1,
+    waiters: MultiWakerRegistration::new(),
+}));
+
+/// Append an entry and wake the long-polls.
+pub fn push(kind: &'static str, name: &'static str, info: &'static str, n: u32) {
+    let at_ms = Instant::now().as_millis() as u32;
+    LOG.lock(|l| {
+        let mut l = l.borrow_mut();
+        let seq = l.next_seq;
+        l.next_seq += 1;
+        l.entries[seq as usize % LOG_LEN] = Some(Entry {
+            seq,
+            at_ms,
+            kind,
+            name,
+            info,
+            n,
+        });
+        l.waiters.wake();
+    });
+}
+
+/// The sequence number the next entry will get.
+pub fn next_seq() -> u32 {
+    LOG.lock(|l| l.borrow().next_seq)
+}
+
+/// Entries with `seq > since`, oldest first, into `out`; returns how many
+/// were written and how many were missed (overwritten before being read).
+pub fn read_since(since: u32, out: &mut [Entry]) -> (usize, u32) {
+    LOG.lock(|l| {
+        let l = l.borrow();
+        let oldest = l.next_seq.saturating_sub(LOG_LEN as u32).max(1);
+        let first = (since + 1).max(oldest);
+        let missed = first - (since + 1).min(first);
+        let mut n = 0;
+        for seq in first..l.next_seq {
+            if n == out.len() {
+                break;
+            }
+            if let Some(e) = l.entries[seq as usize % LOG_LEN] {
+                out[n] = e;
+                n += 1;
+            }
+        }
+        (n, missed)
+    })
+}
+
+/// Wait until an entry newer than `since` exists.
+pub async fn wait_after(since: u32) {
+    poll_fn(|cx| {
+        LOG.lock(|l| {
+            let mut l = l.borrow_mut();
+            if l.next_seq > since + 1 {
+                Poll::Ready(())
+            } else {
+                l.waiters.register(cx.waker());
+                Poll::Pending
+            }
+        })
+    })
+    .await
+}
+
+/// Copy the supervisor's event stream into the log, forever. An app task,
+/// not a node: nothing in the graph may stop the record of what it did.
+/// Subscribe before the supervisor starts, so boot is recorded too.
+pub fn subscribe() -> Option<event::EventSubscriber> {
+    let sub = event::subscribe().ok();
+    if sub.is_none() {
+        push("log_error", "", "no event subscriber slot", 0);
+    }
+    sub
+}
+
+#[embassy_executor::task]
+pub async fn recorder(mut sub: event::EventSubscriber) {
+    loop {
+        match sub.next_message().await {
+            WaitResult::Lagged(n) => push("lagged", "", "", n as u32),
+            WaitResult::Message(e) => record(e.kind),
+        }
+    }
+}
+
+fn record(kind: EventKind) {
+    use embassy_supervisor::controller::{AdmissionPolicy, Key, SlotStatusKind};
+    fn key(k: Key) -> &'static str {
+        match k {
+            Key::Name(n) => n,
+            _ => "?",
+        }
+    }
+    match kind {
+        EventKind::NodeSpawned { node } => push("spawned", node, "", 0),
+        EventKind::SpawnFailed { node } => push("spawn_failed", node, "", 0),
+        EventKind::NodeDown { node } => push("down", node, "", 0),
+        EventKind::NodeExited { node } => push("exited", node, "", 0),
+        EventKind::ShutdownTimeout { node } => push("shutdown_timeout", node, "", 0),
+        EventKind::PoolGrew { node } => push("pool_grew", node, "", 0),
+        EventKind::PoolShrank { node } => push("pool_shrank", node, "", 0),
+        EventKind::ControlApplied { node, op } => push(
+            "control",
+            node,
+            match op {
+                embassy_supervisor::ControlOp::Activate => "activate",
+                embassy_supervisor::ControlOp::Deactivate => "deactivate",
+            },
+            0,
+        ),
+        EventKind::ControllerSubmitted { slot, policy, .. } => push(
+            "job_submitted",
+            key(slot),
+            match policy {
+                AdmissionPolicy::Queue => "queue",
+                AdmissionPolicy::Replace => "replace",
+                _ => "drop_if_running",
+            },
+            0,
+        ),
+        EventKind::ControllerRejected { slot, kind, .. } => {
+            push("job_rejected", key(slot), reject_name(kind), 0)
+        }
+        EventKind::ControllerSlotTransition { slot, to, .. } => push(
+            "slot",
+            key(slot),
+            match to {
+                SlotStatusKind::Idle => "idle",
+                SlotStatusKind::Admitting => "admitting",
+                SlotStatusKind::Running => "running",
+                _ => "terminating",
+            },
+            0,
+        ),
+        _ => push("other", "", "", 0),
+    }
+}
+
+/// The JSON name of a rejection.
+pub fn reject_name(kind: embassy_supervisor::controller::RejectKind) -> &'static str {
+    use embassy_supervisor::controller::RejectKind::*;
+    match kind {
+        SlotBusy => "slot_busy",
+        QueueFull => "queue_full",
+        SupersededByReplace => "superseded_by_replace",
+        NoFreeSlot => "no_free_slot",
+        AlreadyRunning => "already_running",
+        TargetDisabled => "target_disabled",
+        ShuttingDown => "shutting_down",
+        #[allow(unreachable_patterns)]
+        _ => "rejected",
+    }
+}
