@@ -88,16 +88,16 @@ pub(super) fn node_expr(
 fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
     let rt = rt();
     // Re-emitted unsuffixed: `100u32` in the DSL still means milliseconds.
-    if let Some((l, cfg)) = &u.slot_timeout
-        && let Ok(ms) = l.base10_parse::<u16>()
-    {
-        let lit = LitInt::new(&ms.to_string(), l.span());
-        spec.extend(if cfg.is_always() {
-            quote!(.with_slot_timeout(#lit))
-        } else {
-            let p = cfg.predicate();
-            quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
-        });
+    if let Some((l, cfg)) = &u.slot_timeout {
+        if let Ok(ms) = l.base10_parse::<u16>() {
+            let lit = LitInt::new(&ms.to_string(), l.span());
+            spec.extend(if cfg.is_always() {
+                quote!(.with_slot_timeout(#lit))
+            } else {
+                let p = cfg.predicate();
+                quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
+            });
+        }
     }
     match &u.disabled {
         None => {}
