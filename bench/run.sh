@@ -8,7 +8,8 @@
 #    guest instruction): the same workloads built against this repository's
 #    crate (`ours/`), embassy-supervisor 0.3.4 and 0.12.0 from crates.io
 #    (`v034/`, `v012/`) and embassy alone (`floor/`); cost (`src/bin/cost.rs`)
-#    and footprint (`src/bin/fp.rs`, measured with arm-none-eabi-size).
+#    footprint (`src/bin/fp.rs`, measured with arm-none-eabi-size) and pool
+#    grow/shrink (`src/bin/pool.rs`).
 # 2. The controller on the host against taskvisor 0.7 (`host/`), instruction
 #    counts under valgrind's callgrind.
 # 3. The per-operation, pool-scan and trace benchmarks of ../firmware/bench.sh.
@@ -21,7 +22,19 @@ cd "$(dirname "$0")"
 BOARDS=${BOARDS:-an505 an385 microbit}
 raw=${BENCH_RAW:-$(mktemp -d)}
 mkdir -p "$raw"
+raw=$(realpath "$raw")
 echo "raw results in $raw" >&2
+locked() { # lockfile crate -> version(s)
+  awk -v c="$2" '$0 == "name = \"" c "\"" { getline; gsub(/"/, "", $3); v = v (v ? ", " : "") $3 } END { print v }' "$1"
+}
+{
+  echo "- $(rustc -V)"
+  echo "- $(qemu-system-arm --version | head -1)"
+  echo "- $(valgrind --version)"
+  echo "- embassy-executor $(locked Cargo.lock embassy-executor), embassy-time $(locked Cargo.lock embassy-time), embassy-sync $(locked Cargo.lock embassy-sync)"
+  echo "- embassy-supervisor in the lockfile: $(locked Cargo.lock embassy-supervisor) (the 0.4 one is ours, by path), macros $(locked Cargo.lock embassy-supervisor-macros)"
+  echo "- taskvisor $(locked host/Cargo.lock taskvisor), tokio $(locked host/Cargo.lock tokio)"
+} >"$raw/toolchain.txt"
 
 triple() {
   case $1 in
@@ -42,14 +55,15 @@ fp_workloads() {
   echo "CORE12 CHAIN 12 0" # 12 Terminate nodes, no pool: the lifecycle core alone
 }
 
-# run side board bin name shape n pool -> $raw/<board>/<side>.<bin>.<name>.txt
+# run side board bin name shape n pool [cooldown-ms]
+#   -> $raw/<board>/<side>.<bin>.<name>.txt
 run_one() {
-  local side=$1 board=$2 bin=$3 name=$4 shape=$5 n=$6 pool=$7 t feats
+  local side=$1 board=$2 bin=$3 name=$4 shape=$5 n=$6 pool=$7 cooldown=${8:-10} t feats
   t=$(triple "$board")
   feats=$board
-  [[ $bin == cost ]] && feats="$board,panic-message"
+  [[ $bin != fp ]] && feats="$board,panic-message"
   local log="$raw/$board/$side.$bin.$name.txt"
-  if ! (cd "$side" && BENCH_SHAPE=$shape BENCH_N=$n BENCH_POOL=$pool \
+  if ! (cd "$side" && BENCH_SHAPE=$shape BENCH_N=$n BENCH_POOL=$pool BENCH_COOLDOWN_MS=$cooldown \
     cargo run --locked --quiet --release --target "$t" --features "$feats" --bin "$bin" \
     >"$log" 2>"$log.err"); then
     echo "FAILED|$side|$board|$bin|$name (see $log.err)" | tee -a "$raw/failures.txt" >&2
@@ -72,6 +86,8 @@ for board in $BOARDS; do
     while read -r name shape n pool; do
       run_one "$side" "$board" fp "$name" "$shape" "$n" "$pool"
     done < <(fp_workloads)
+    # POOL: one root and a 4-member pool (min 1, zero cooldown).
+    run_one "$side" "$board" pool POOL CHAIN 1 4 0
   done
 done
 

@@ -34,9 +34,9 @@ def read(path):
         return rows, info, sizes
     for line in open(path):
         p = line.rstrip("\n").split("|")
-        if p[0] == "ROW":
+        if p[0] == "ROW" and p[1] != "POOL":
             # ROW|shape|N|op|nodes|total|per
-            rows[(p[1], int(p[2]), p[3])] = (int(p[4]), None if p[5] == "FAILED" else int(p[5]))
+            rows[(p[1], int(p[2]), p[3])] = (int(p[4]), int(p[5]) if p[5].isdigit() else None)
         elif p[0] == "INFO":
             info[p[1]] = p[2]
         elif p[0] == "SIZE":
@@ -183,6 +183,30 @@ def size_table(loaded):
     return out
 
 
+def pool_table(board):
+    """Pool grow/shrink, three runs each, every side."""
+    vals = {}
+    for side in SIDES + ["floor"]:
+        path = os.path.join(RAW, board, f"{side}.pool.POOL.txt")
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            p = line.rstrip("\n").split("|")
+            if p[:2] == ["ROW", "POOL"]:
+                v = {"LATE": "after the probe", "UP": "no shrink before"}.get(p[5], p[5])
+                vals.setdefault((p[3], side), []).append(v)
+    if not vals:
+        return []
+    out = [
+        "| operation | ours | 0.3.4 | 0.12.0 | floor (spawn one / stop one) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for op in ["grow (mark_busy -> spawn)", "shrink (mark_idle -> stop)"]:
+        cells = [", ".join(vals.get((op, s), ["–"])) for s in SIDES + ["floor"]]
+        out.append(f"| {op} | " + " | ".join(cells) + " |")
+    return out
+
+
 def sign(v):
     return "–" if v is None else f"{v:+d}"
 
@@ -193,6 +217,12 @@ def main():
     loaded = {b: load(b) for b, _ in BOARDS}
     p(open(os.path.join(here, "header.md")).read().rstrip())
     p()
+    tc = os.path.join(RAW, "toolchain.txt")
+    if os.path.exists(tc):
+        p("Toolchain of this run:")
+        p()
+        p(open(tc).read().rstrip())
+        p()
     fails = os.path.join(RAW, "failures.txt")
     if os.path.exists(fails):
         p("**Builds or runs that failed in this run** (their cells read –):")
@@ -219,6 +249,13 @@ def main():
         for line in lines:
             p(line)
         p()
+        pt = pool_table(board)
+        if pt:
+            p(f"Pool grow and shrink on {board} (`src/bin/pool.rs`: one root and a 4-member pool, min 1, zero cooldown; three runs each):")
+            p()
+            for line in pt:
+                p(line)
+            p()
         if flagged:
             p(
                 "⚠ grows faster than linearly in N: "
@@ -248,7 +285,12 @@ def main():
     p()
     fw = os.path.join(RAW, "firmware.md")
     if os.path.exists(fw):
-        p(open(fw).read().rstrip())
+        # One heading level down: a section of this page.
+        fence = False
+        for line in open(fw).read().rstrip().split("\n"):
+            if line.startswith("```"):
+                fence = not fence
+            p("#" + line if line.startswith("#") and not fence else line)
 
 
 main()

@@ -6,7 +6,8 @@
 // The workload comes from the environment (`bench/run.sh` sets it):
 // `BENCH_SHAPE` = CHAIN (node i depends on node i-1) or WIDE (one root, N-1
 // dependents), `BENCH_N` = chain/fan nodes, `BENCH_POOL` = members of an
-// elastic pool hanging off node 0 (0: no pool). Every node and the pool get
+// elastic pool hanging off node 0 (0: no pool; min 1, `DeferredShrink` with
+// a `BENCH_COOLDOWN_MS` cooldown). Every node and the pool get
 // their own `task: work` worker, so the macro stamps one embassy task per
 // declaration (pool_size 1; the pool's shell is sized to its members), as an
 // application with one task per node type is written.
@@ -20,16 +21,23 @@ struct Workload {
     shape: String,
     n: usize,
     pool: usize,
+    /// The pool policy's shrink cooldown (`BENCH_COOLDOWN_MS`, default 10).
+    cooldown_ms: usize,
 }
 
 fn workload() -> Workload {
-    for v in ["BENCH_SHAPE", "BENCH_N", "BENCH_POOL"] {
+    for v in ["BENCH_SHAPE", "BENCH_N", "BENCH_POOL", "BENCH_COOLDOWN_MS"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
     let shape = env::var("BENCH_SHAPE").unwrap_or_else(|_| "CHAIN".into());
     assert!(shape == "CHAIN" || shape == "WIDE", "BENCH_SHAPE is CHAIN or WIDE");
     let num = |k: &str, d: usize| env::var(k).ok().map_or(d, |v| v.parse().expect(k));
-    let w = Workload { shape, n: num("BENCH_N", 8), pool: num("BENCH_POOL", 0) };
+    let w = Workload {
+        shape,
+        n: num("BENCH_N", 8),
+        pool: num("BENCH_POOL", 0),
+        cooldown_ms: num("BENCH_COOLDOWN_MS", 10),
+    };
     assert!(w.n >= 1 && w.n + w.pool <= 256, "1 <= BENCH_N, BENCH_N + BENCH_POOL <= 256");
     w
 }
@@ -56,8 +64,8 @@ fn supervised(w: &Workload) -> String {
         writeln!(
             s,
             "    pool P = [{modes}], deps: [N0], task: work, \
-             policy: DeferredShrink::new(Duration::from_millis(10)), min: 1, max: {};",
-            w.pool
+             policy: DeferredShrink::new(Duration::from_millis({})), min: 1, max: {};",
+            w.cooldown_ms, w.pool
         )
         .unwrap();
     }
@@ -76,10 +84,13 @@ fn floor(w: &Workload) -> String {
     let mut s = String::new();
     let total = w.n + w.pool;
     for i in 0..total {
-        writeln!(s, "#[embassy_executor::task] async fn t{i}() {{ direct({i}).await }}").unwrap();
+        // The slot is an argument, as a side's shell takes its node: identical
+        // task bodies, which the optimizer may fold like the sides' shells.
+        writeln!(s, "#[embassy_executor::task] async fn t{i}(i: usize) {{ direct(i).await }}")
+            .unwrap();
         writeln!(
             s,
-            "fn spawn_t{i}(s: Spawner) -> Result<(), SpawnError> {{ s.spawn(t{i}()?); Ok(()) }}"
+            "fn spawn_t{i}(s: Spawner) -> Result<(), SpawnError> {{ s.spawn(t{i}({i})?); Ok(()) }}"
         )
         .unwrap();
     }

@@ -17,6 +17,9 @@ static DONE: [Sig; N] = [const { Signal::new() }; N];
 /// Tasks past their first poll and not yet stopped (the footprint run's check).
 static UP: portable_atomic::AtomicU32 = portable_atomic::AtomicU32::new(0);
 
+/// Body of task `t{i}` (the slot comes in as the task's argument, as a
+/// side's worker gets its node): count itself up, park until stopped, then
+/// count down and report the exit as its last act.
 async fn direct(i: usize) {
     UP.add(1, portable_atomic::Ordering::AcqRel);
     STOP[i].wait().await;
