@@ -159,7 +159,21 @@ mod ours {
         ok
     }
 
-    async fn phase(sc: Scenario, mode: Mode, jobs: usize) -> bool {
+    static WINDOW_LEFT: AtomicUsize = AtomicUsize::new(0);
+    static WINDOW_OK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    static WINDOW_DONE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+
+    #[embassy_executor::task(pool_size = WINDOW)]
+    async fn window_task(sc: Scenario, first: usize, jobs: usize) {
+        if !watcher(sc, first, WINDOW, jobs).await {
+            WINDOW_OK.store(false, Ordering::SeqCst);
+        }
+        if WINDOW_LEFT.fetch_sub(1, Ordering::SeqCst) == 1 {
+            WINDOW_DONE.signal(());
+        }
+    }
+
+    async fn phase(sc: Scenario, mode: Mode, jobs: usize, spawner: Spawner) -> bool {
         if sc == Scenario::Reject {
             let held = CTRL.submit(ControllerSpec::queue(&TARGETS[HOLD], ()).with_slot(HOLD as u32));
             if held.await.is_err() {
@@ -187,8 +201,18 @@ mod ours {
             }
             Mode::Turn => watcher(sc, 0, 1, jobs).await,
             Mode::Window => {
-                let all: [_; WINDOW] = core::array::from_fn(|k| watcher(sc, k, WINDOW, jobs));
-                embassy_futures::join::join_array(all).await.iter().all(|ok| *ok)
+                // One task per watcher, as taskvisor's side spawns one per
+                // watcher (a join of 64 futures in one task would poll all
+                // 64 at every wake).
+                WINDOW_LEFT.store(WINDOW, Ordering::SeqCst);
+                for k in 0..WINDOW {
+                    match window_task(sc, k, jobs) {
+                        Ok(token) => spawner.spawn(token),
+                        Err(_) => return false,
+                    }
+                }
+                WINDOW_DONE.wait().await;
+                WINDOW_OK.load(Ordering::SeqCst)
             }
         };
         ok && (sc == Scenario::Reject || DONE.load(Ordering::SeqCst) == jobs)
@@ -196,7 +220,7 @@ mod ours {
 
     #[embassy_executor::task]
     async fn main_task(spawner: Spawner, sc: Scenario, mode: Mode, jobs: usize) {
-        let ok = match select(SUP.run(spawner), phase(sc, mode, jobs)).await {
+        let ok = match select(SUP.run(spawner), phase(sc, mode, jobs, spawner)).await {
             Either::First(e) => {
                 eprintln!("driver stopped: {e}");
                 false
