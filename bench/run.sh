@@ -32,7 +32,7 @@ locked() { # lockfile crate -> version(s)
   echo "- $(qemu-system-arm --version | head -1)"
   echo "- $(valgrind --version)"
   echo "- embassy-executor $(locked Cargo.lock embassy-executor), embassy-time $(locked Cargo.lock embassy-time), embassy-sync $(locked Cargo.lock embassy-sync)"
-  echo "- embassy-supervisor in the lockfile: $(locked Cargo.lock embassy-supervisor) (the 0.4 one is ours, by path), macros $(locked Cargo.lock embassy-supervisor-macros)"
+  echo "- embassy-supervisor in the lockfile: $(locked Cargo.lock embassy-supervisor) (the 0.4 one is ours, by path); embassy-supervisor-macros in the lockfile: $(locked Cargo.lock embassy-supervisor-macros)"
   echo "- taskvisor $(locked host/Cargo.lock taskvisor), tokio $(locked host/Cargo.lock tokio)"
 } >"$raw/toolchain.txt"
 
@@ -71,7 +71,7 @@ run_one() {
   fi
   if [[ $bin == fp ]]; then
     # Flash = text + data, RAM = data + bss, of the build that just ran.
-    arm-none-eabi-size "target/$t/release/fp" | awk -v s="$side" -v w="$name" \
+    arm-none-eabi-size "${CARGO_TARGET_DIR:-target}/$t/release/fp" | awk -v s="$side" -v w="$name" \
       'NR == 2 { printf "SIZE|%s|%s|%d|%d|%d\n", s, w, $1, $2, $3 }' >>"$log"
   fi
 }

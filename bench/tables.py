@@ -73,13 +73,16 @@ def ratio(a, b):
 def superlinear(points):
     """points: [(N, total)] ascending. True if the cost grows faster than
     linearly: with three sizes, the marginal cost per node between the two
-    largest is over 1.5x the one between the two smallest; with two, the
+    largest is over 1.5x the one between the two smallest and the excess over
+    the linear extrapolation is over 4000 instructions (four ticks of the
+    coarsest clock, the an385's: no flag from rounding); with two sizes, the
     total grows over 1.5x faster than N."""
     pts = [(n, t) for n, t in points if t is not None]
     if len(pts) >= 3:
         (n0, t0), (n1, t1), (n2, t2) = pts[-3:]
         m01, m12 = (t1 - t0) / (n1 - n0), (t2 - t1) / (n2 - n1)
-        return m12 > 1.5 * max(m01, 1)
+        excess = (t2 - t1) - m01 * (n2 - n1)
+        return m12 > 1.5 * max(m01, 1) and excess > 4000
     if len(pts) == 2:
         (n0, t0), (n1, t1) = pts
         return t0 > 0 and (t1 / t0) > 1.5 * (n1 / n0)
