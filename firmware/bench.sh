@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Regenerate ../BENCHMARKS.md: the cost benchmark under QEMU with
-# `-icount shift=0,sleep=off` (1 virtual ns = 1 guest instruction) and the
-# footprint of the reference firmware with and without the supervisor.
+# The firmware's own benchmarks: the cost benchmark under QEMU with
+# `-icount shift=0,sleep=off` (1 virtual ns = 1 guest instruction), pool
+# grow/shrink, the trace recorders and the footprint of the reference firmware
+# with and without the supervisor. Writes a markdown section to $BENCH_OUT;
+# ../bench/run.sh runs it and puts that section into ../BENCHMARKS.md (run
+# that to regenerate the page).
 # Needs qemu-system-arm, arm-none-eabi-size and the rustup targets.
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../target/firmware}"
-out=../BENCHMARKS.md
+out=${BENCH_OUT:-$CARGO_TARGET_DIR/bench-firmware.md}
+mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -171,13 +175,12 @@ an505="$tmp/bench-an505.txt"
 mb="$tmp/bench-microbit.txt"
 {
 cat <<'MD'
-# Benchmarks
+# Per operation, pool scan, trace recorders (firmware/)
 
-Regenerate everything on this page with one command (about a minute on two cores):
-
-```sh
-firmware/bench.sh
-```
+These tables come from `firmware/bench.sh` (run by `bench/run.sh`); they
+measure our crate alone, for its per-operation costs, its linearity and its
+pool lookups; the comparisons with other crates are in the side-by-side
+tables above.
 
 It builds `firmware/` (release: opt-level "s", LTO, one codegen unit,
 panic=abort) and runs the cost benchmark (`firmware/src/bin/bench.rs`) under
@@ -310,44 +313,6 @@ driver linked) against the same `ref_direct`: what the lifecycle core alone
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 MD
 echo "$sizes"
-echo
-cat <<'MD'
-## Against the issue's targets (published 0.3.4, same workloads, mps2-an505)
-
-Our goal is at most half of each 0.3.4 figure. A per-node figure is met only
-if it is at or under the goal at every N (the 0.3.4 figures do not say at
-which N they were taken). Two columns per verb: the total per node (what a
-user pays, embassy's spawn and stop included), and the supervisor share per
-node (total minus the embassy-only baseline, table above), on CHAIN.
-
-| figure | 0.3.4 | goal | ours: total per node, CHAIN 8/64/250 | met | ours: supervisor share per node, CHAIN 8/64/250 | met |
-| --- | ---: | ---: | --- | --- | --- | --- |
-MD
-per() { awk -F'|' -v w="$2" -v n="$3" -v o="$4" '$1 == "ROW" && $2 == w && $3 == n && $4 == o { print $7 }' "$1"; }
-share_per() { shares "$1" | awk -F'|' -v w="$2" -v n="$3" -v o="$4" '$1 == w && $3 == n && $2 == o { print $7 }'; }
-verdict() { # goal value...
-  local goal=$1 v; shift
-  for v in "$@"; do
-    if [[ ! "$v" =~ ^-?[0-9]+$ ]] || ((v > goal)); then echo no; return; fi
-  done
-  echo yes
-}
-for op in start teardown respawn_terminate "deactivate(root)" "activate(last)"; do
-  case "$op" in start) ref=224 ;; teardown) ref=515 ;; respawn_terminate) ref=257 ;; "deactivate(root)") ref=581 ;; "activate(last)") ref=313 ;; esac
-  a=$(per "$an505" CHAIN 8 "$op"); b=$(per "$an505" CHAIN 64 "$op"); c=$(per "$an505" CHAIN 250 "$op")
-  sa=$(share_per "$an505" CHAIN 8 "$op"); sb=$(share_per "$an505" CHAIN 64 "$op"); sc=$(share_per "$an505" CHAIN 250 "$op")
-  echo "| $op, per node | $ref | $((ref / 2)) | $a / $b / $c | $(verdict $((ref / 2)) "$a" "$b" "$c") | $sa / $sb / $sc | $(verdict $((ref / 2)) "$sa" "$sb" "$sc") |"
-done
-flash=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/[ +]/, "", $5); print $5 }')
-ram=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/[ +]/, "", $6); print $6 }')
-node=$(info "$an505" "size_of::<TaskNode>()")
-echo "| footprint flash, CHAIN(8)+pool | +2852 B | +1426 B | +$flash B | $(verdict 1426 "$flash") | (the same: already a difference to a direct build) | – |"
-echo "| footprint RAM, CHAIN(8)+pool | +1144 B | +572 B | +$ram B | $(verdict 572 "$ram") | (the same) | – |"
-nflash=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/ /, "", $7); print $7 }')
-nram=$(echo "$sizes" | awk -F'|' '$2 ~ /an505/ { gsub(/ /, "", $8); print $8 }')
-echo "| footprint flash per extra node | ≈262 B | 131 B | $nflash B | $(verdict 131 "$nflash") | – | – |"
-echo "| footprint RAM per extra node | ≈154 B | 77 B | $nram B | $(verdict 77 "$nram") | – | – |"
-echo "| \`size_of::<TaskNode>()\` | 80 B | 40 B | $node B | $(verdict 40 "$node") | – | – |"
 echo
 cat bench-notes.md
 } >"$out"

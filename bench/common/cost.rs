@@ -1,0 +1,47 @@
+// The cost run every supervised side shares (`include!`d by each side's
+// `src/bin/cost.rs` after its glue). The glue defines, for the side's
+// `static SUP` over the generated `GRAPH`: `SIDE` (the column name),
+// `v_start`, `v_teardown`, `v_respawn`, `v_deactivate`, `v_activate` (each
+// `-> bool`: did the verb report success) and `work` (the worker body).
+//
+// Each figure is the guest instructions from the call until the executor is
+// idle again, less the empty probe (firmware/src/harness/measure.rs, under
+// `qemu -icount shift=0,sleep=off`).
+
+include!(concat!(env!("OUT_DIR"), "/workload.rs"));
+include!("../../firmware/src/harness/measure.rs");
+
+#[embassy_executor::task]
+async fn bench(spawner: Spawner) {
+    let (base, ()) = probe(async {}).await;
+    // Safety: the only write, before any reader.
+    unsafe { OVERHEAD = base };
+    fw::println!("INFO|side|{}", SIDE);
+    fw::println!("INFO|board|{}", fw::board::NAME);
+    fw::println!("INFO|probe overhead (instr)|{}", base);
+    fw::println!("INFO|size_of::<TaskNode>()|{}", core::mem::size_of::<TaskNode>());
+    let last = BENCH_NODES[N - 1];
+    let all_up = || BENCH_NODES.iter().all(|n| n.is_running());
+    let all_down = || BENCH_NODES.iter().all(|n| !n.is_running());
+
+    let c = cost(|ok| *ok && all_up(), v_start(spawner)).await;
+    row(SHAPE, N, "start", N, c);
+    let c = cost(|ok| *ok && all_down(), v_teardown()).await;
+    row(SHAPE, N, "teardown", N, c);
+    let c = cost(|ok| *ok && all_up(), v_respawn(spawner)).await;
+    row(SHAPE, N, "respawn_terminate", N, c);
+    let c = cost(|ok| *ok && all_down(), v_deactivate(BENCH_NODES[0], spawner)).await;
+    row(SHAPE, N, "deactivate(root)", N, c);
+    // From the last node: the whole chain, or the root and one leaf.
+    let touched = if SHAPE == "WIDE" { 2.min(N) } else { N };
+    let c = cost(|ok| *ok && last.is_running(), v_activate(last, spawner)).await;
+    row(SHAPE, N, "activate(last)", touched, c);
+
+    fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) { 1 } else { 0 })
+}
+
+#[entry]
+fn main() -> ! {
+    fw::init();
+    fw::exec::run(|s| s.spawn(bench(s).unwrap()))
+}

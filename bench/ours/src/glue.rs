@@ -1,0 +1,23 @@
+// Glue of this repository's crate: the verbs as `-> bool` and the worker.
+use cortex_m_rt::entry;
+use embassy_executor::Spawner;
+#[allow(unused_imports)] // DeferredShrink and the time types: only some workloads use them
+use embassy_supervisor::{DeferredShrink, Supervisor, TaskNode};
+use embassy_supervisor_firmware as fw;
+#[allow(unused_imports)]
+use embassy_time::{Duration, Instant, Timer};
+
+const SIDE: &str = "ours";
+static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
+
+async fn work(node: &'static TaskNode) {
+    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    node.mark_exited();
+}
+async fn v_start(s: Spawner) -> bool { SUP.start(s).await.is_ok() }
+async fn v_teardown() -> bool { SUP.teardown().await.is_ok() }
+async fn v_respawn(s: Spawner) -> bool { SUP.respawn_terminate(s).await.is_ok() }
+async fn v_deactivate(n: &'static TaskNode, _: Spawner) -> bool { SUP.deactivate(n).await.is_ok() }
+async fn v_activate(n: &'static TaskNode, s: Spawner) -> bool { SUP.activate(n, s).await; true }
+#[embassy_executor::task]
+async fn pools(s: Spawner) { let _ = SUP.run_pools(s).await; }

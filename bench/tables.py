@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Render BENCHMARKS.md from one bench/run.sh run (argument: its raw directory).
+
+Every figure set side by side here comes from that run: the same workloads,
+tasks, profile and QEMU line for every side. Nothing is typed in by hand.
+"""
+
+import os
+import sys
+
+RAW = sys.argv[1]
+SIDES = ["ours", "v034", "v012"]
+LABEL = {"ours": "ours", "v034": "0.3.4", "v012": "0.12.0", "floor": "floor"}
+BOARDS = [
+    ("an505", "mps2-an505 (Cortex-M33)"),
+    ("an385", "mps2-an385 (Cortex-M3)"),
+    ("microbit", "micro:bit (Cortex-M0)"),
+]
+OPS = ["start", "teardown", "respawn_terminate", "deactivate(root)", "activate(last)"]
+# The floor each verb is set against: spawning verbs against the direct spawn
+# + first poll, stopping verbs against the signal-and-join stop.
+FLOOR_OF = {
+    "start": "spawn + first poll",
+    "respawn_terminate": "spawn + first poll",
+    "activate(last)": "spawn + first poll",
+    "teardown": "stop, dependents first",
+    "deactivate(root)": "stop, dependents first",
+}
+
+
+def read(path):
+    rows, info, sizes = {}, {}, {}
+    if not os.path.exists(path):
+        return rows, info, sizes
+    for line in open(path):
+        p = line.rstrip("\n").split("|")
+        if p[0] == "ROW" and p[1] != "POOL":
+            # ROW|shape|N|op|nodes|total|per
+            rows[(p[1], int(p[2]), p[3])] = (int(p[4]), int(p[5]) if p[5].isdigit() else None)
+        elif p[0] == "INFO":
+            info[p[1]] = p[2]
+        elif p[0] == "SIZE":
+            sizes[p[2]] = tuple(int(x) for x in p[3:6])
+    return rows, info, sizes
+
+
+def load(board):
+    d = os.path.join(RAW, board)
+    if not os.path.isdir(d):
+        return None
+    cost, info, size = {}, {}, {}
+    for side in SIDES + ["floor"]:
+        cost[side], info[side], size[side] = {}, {}, {}
+        for f in sorted(os.listdir(d)):
+            if f.startswith(side + ".") and f.endswith(".txt"):
+                r, i, s = read(os.path.join(d, f))
+                cost[side].update(r)
+                info[side].update(i)
+                size[side].update(s)
+    return cost, info, size
+
+
+def fmt(v):
+    return "–" if v is None else str(v)
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "–"
+    return f"{a / b:.2f}"
+
+
+def superlinear(points):
+    """points: [(N, total)] ascending. True if the cost grows faster than
+    linearly: with three sizes, the marginal cost per node between the two
+    largest is over 1.5x the one between the two smallest and the excess over
+    the linear extrapolation is over 4000 instructions (four ticks of the
+    coarsest clock, the an385's: no flag from rounding); with two sizes, the
+    total grows over 1.5x faster than N."""
+    pts = [(n, t) for n, t in points if t is not None]
+    if len(pts) >= 3:
+        (n0, t0), (n1, t1), (n2, t2) = pts[-3:]
+        m01, m12 = (t1 - t0) / (n1 - n0), (t2 - t1) / (n2 - n1)
+        excess = (t2 - t1) - m01 * (n2 - n1)
+        return m12 > 1.5 * max(m01, 1) and excess > 4000
+    if len(pts) == 2:
+        (n0, t0), (n1, t1) = pts
+        return t0 > 0 and (t1 / t0) > 1.5 * (n1 / n0)
+    return False
+
+
+def cost_table(board, cost):
+    out = []
+    ns = sorted({k[1] for k in cost["ours"]} | {k[1] for k in cost["floor"]})
+    out.append(
+        "| workload | operation | N | ours | 0.3.4 | 0.12.0 | floor | ours ÷ 0.3.4 | ours ÷ 0.12.0 "
+        "| share per node: ours | 0.3.4 | 0.12.0 |"
+    )
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    flagged = []
+    for shape in ["CHAIN", "WIDE"]:
+        for op in OPS:
+            for side in SIDES:
+                pts = [(n, cost[side].get((shape, n, op), (0, None))[1]) for n in ns]
+                if superlinear(pts):
+                    flagged.append((shape, op, side))
+            for n in ns:
+                tot = {s: cost[s].get((shape, n, op), (0, None))[1] for s in SIDES}
+                nodes = cost["ours"].get((shape, n, op), (n, None))[0]
+                fl = cost["floor"].get((shape, n, FLOOR_OF[op]), (0, None))[1]
+                # WIDE activate(last) brings up 2 of N nodes: no floor of that size.
+                comparable = not (shape == "WIDE" and op == "activate(last)")
+
+                def cell(s):
+                    t = tot[s]
+                    if t is None:
+                        return "–"
+                    mark = " ⚠" if (shape, op, s) in flagged else ""
+                    return f"{t} ({t // nodes}){mark}"
+
+                def share(s):
+                    if not comparable or tot[s] is None or fl is None:
+                        return "–"
+                    return str((tot[s] - fl) // n)
+
+                out.append(
+                    f"| {shape} | {op} | {n} | {cell('ours')} | {cell('v034')} | {cell('v012')} "
+                    f"| {fmt(fl) + ' (' + str(fl // n) + ')' if comparable and fl is not None else '–'} "
+                    f"| {ratio(tot['ours'], tot['v034'])} | {ratio(tot['ours'], tot['v012'])} "
+                    f"| {share('ours')} | {share('v034')} | {share('v012')} |"
+                )
+    return out, flagged
+
+
+def size_table(loaded):
+    out = [
+        "| board | workload | floor text / data / bss | ours | 0.3.4 | 0.12.0 "
+        "| flash over floor: ours | 0.3.4 | 0.12.0 | RAM over floor: ours | 0.3.4 | 0.12.0 |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    per_node = []
+    for board, _ in BOARDS:
+        if loaded.get(board) is None:
+            continue
+        size = loaded[board][2]
+        for w in ["FP", "FP16", "CORE12"]:
+            fl = size["floor"].get(w)
+
+            def tdb(s):
+                v = size[s].get(w)
+                return "–" if v is None else f"{v[0]} / {v[1]} / {v[2]}"
+
+            def flash(s):
+                v = size[s].get(w)
+                return None if v is None or fl is None else (v[0] + v[1]) - (fl[0] + fl[1])
+
+            def ram(s):
+                v = size[s].get(w)
+                return None if v is None or fl is None else (v[1] + v[2]) - (fl[1] + fl[2])
+
+            out.append(
+                f"| {board} | {w} | {tdb('floor')} | {tdb('ours')} | {tdb('v034')} | {tdb('v012')} "
+                + "".join(f"| {sign(flash(s))} " for s in SIDES)
+                + "".join(f"| {sign(ram(s))} " for s in SIDES)
+                + "|"
+            )
+        # Per extra node: raw growth of each build from FP to FP16 (8 nodes).
+        row = [board]
+        for s in SIDES + ["floor"]:
+            a, b = size[s].get("FP"), size[s].get("FP16")
+            if a is None or b is None:
+                row.append("–")
+            else:
+                row.append(
+                    f"{((b[0] + b[1]) - (a[0] + a[1])) / 8:g} / {((b[1] + b[2]) - (a[1] + a[2])) / 8:g}"
+                )
+        per_node.append("| " + " | ".join(row) + " |")
+    out.append("")
+    out.append(
+        "Per extra node (FP16 − FP, ÷ 8), raw growth of each build, flash / RAM in bytes:"
+    )
+    out.append("")
+    out.append("| board | ours | 0.3.4 | 0.12.0 | floor |")
+    out.append("| --- | ---: | ---: | ---: | ---: |")
+    out.extend(per_node)
+    return out
+
+
+def pool_table(board):
+    """Pool grow/shrink, three runs each, every side."""
+    vals = {}
+    for side in SIDES + ["floor"]:
+        path = os.path.join(RAW, board, f"{side}.pool.POOL.txt")
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            p = line.rstrip("\n").split("|")
+            if p[:2] == ["ROW", "POOL"]:
+                v = {"LATE": "after the probe", "UP": "no shrink before"}.get(p[5], p[5])
+                vals.setdefault((p[3], side), []).append(v)
+    if not vals:
+        return []
+    out = [
+        "| operation | ours | 0.3.4 | 0.12.0 | floor (spawn one / stop one) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for op in ["grow (mark_busy -> spawn)", "shrink (mark_idle -> stop)"]:
+        cells = [", ".join(vals.get((op, s), ["–"])) for s in SIDES + ["floor"]]
+        out.append(f"| {op} | " + " | ".join(cells) + " |")
+    return out
+
+
+def sign(v):
+    return "–" if v is None else f"{v:+d}"
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = lambda *a: print(*a)
+    loaded = {b: load(b) for b, _ in BOARDS}
+    p(open(os.path.join(here, "header.md")).read().rstrip())
+    p()
+    tc = os.path.join(RAW, "toolchain.txt")
+    if os.path.exists(tc):
+        p("Toolchain of this run:")
+        p()
+        p(open(tc).read().rstrip())
+        p()
+    fails = os.path.join(RAW, "failures.txt")
+    if os.path.exists(fails):
+        p("**Builds or runs that failed in this run** (their cells read –):")
+        p()
+        for line in open(fails):
+            _, side, board, binary, name = line.strip().split("|")[:5]
+            p(f"- {LABEL.get(side, side)}, {board}, {binary} {name.split(' ')[0]}")
+        p()
+    for board, title in BOARDS:
+        if loaded[board] is None:
+            continue
+        cost, info, _ = loaded[board]
+        p(f"### Cost on {title}, guest instructions: total (per node)")
+        p()
+        sizes = ", ".join(
+            f"{LABEL[s]} {info[s].get('size_of::<TaskNode>()', '–')} B" for s in SIDES
+        )
+        p(
+            f"Probe overhead subtracted: {info['ours'].get('probe overhead (instr)', '–')} "
+            f"instructions. `size_of::<TaskNode>()`: {sizes}."
+        )
+        p()
+        lines, flagged = cost_table(board, cost)
+        for line in lines:
+            p(line)
+        p()
+        pt = pool_table(board)
+        if pt:
+            p(f"Pool grow and shrink on {board} (`src/bin/pool.rs`: one root and a 4-member pool, min 1, zero cooldown; three runs each):")
+            p()
+            for line in pt:
+                p(line)
+            p()
+        if flagged:
+            p(
+                "⚠ grows faster than linearly in N: "
+                + "; ".join(f"{LABEL[s]} {shape} {op}" for shape, op, s in flagged)
+                + "."
+            )
+        else:
+            p("No row grows faster than linearly in N.")
+        p()
+    p("### Footprint: FP = CHAIN(8) + a 4-member pool, FP16 = CHAIN(16) + the pool, CORE12 = 12 Terminate nodes")
+    p()
+    p(
+        "`src/bin/fp.rs` of each side: start → teardown → respawn_terminate (the pool's "
+        "driver running when there is a pool), checked by the build itself; the floor "
+        "spawns, stops (dependents first) and spawns the same tasks again. Flash = text + "
+        "data, RAM = data + bss (`arm-none-eabi-size`)."
+    )
+    p()
+    for line in size_table(loaded):
+        p(line)
+    p()
+    host = os.path.join(RAW, "host.txt")
+    if os.path.exists(host):
+        p(open(host).read().rstrip())
+        p()
+    p(open(os.path.join(here, "notes.md")).read().rstrip())
+    p()
+    fw = os.path.join(RAW, "firmware.md")
+    if os.path.exists(fw):
+        # One heading level down: a section of this page.
+        fence = False
+        for line in open(fw).read().rstrip().split("\n"):
+            if line.startswith("```"):
+                fence = not fence
+            p("#" + line if line.startswith("#") and not fence else line)
+
+
+main()

@@ -1,0 +1,5 @@
+//! Cost run against embassy-supervisor 0.12.0 (crates.io): see ../../../common/cost.rs.
+#![no_std]
+#![no_main]
+include!("../glue.rs");
+include!("../../../common/cost.rs");

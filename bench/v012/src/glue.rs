@@ -1,0 +1,25 @@
+// Glue of the published embassy-supervisor 0.12.0: the verbs as `-> bool`
+// (its verbs take `&Spawner`) and the worker.
+use cortex_m_rt::entry;
+use embassy_executor::Spawner;
+#[allow(unused_imports)] // DeferredShrink and the time types: only some workloads use them
+use embassy_supervisor::{DeferredShrink, Supervisor, TaskNode};
+use embassy_supervisor_firmware as fw;
+#[allow(unused_imports)]
+use embassy_time::{Duration, Instant, Timer};
+
+const SIDE: &str = "0.12.0";
+// 0.12.0 types a graph by its shape (`GRAPH_TOPOLOGY`, emitted by the macro).
+static SUP: Supervisor<N, GRAPH_TOPOLOGY> = Supervisor::new(&GRAPH);
+
+async fn work(node: &'static TaskNode) {
+    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    node.mark_exited();
+}
+async fn v_start(s: Spawner) -> bool { SUP.start(&s).await.is_ok() }
+async fn v_teardown() -> bool { SUP.teardown().await.is_ok() }
+async fn v_respawn(s: Spawner) -> bool { SUP.respawn_terminate(&s).await.is_ok() }
+async fn v_deactivate(n: &'static TaskNode, _: Spawner) -> bool { SUP.deactivate(n).await.is_ok() }
+async fn v_activate(n: &'static TaskNode, s: Spawner) -> bool { SUP.activate(n, &s).await.is_ok() }
+#[embassy_executor::task]
+async fn pools(s: Spawner) { let _ = SUP.run_pools(&s).await; }

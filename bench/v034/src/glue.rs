@@ -1,0 +1,31 @@
+// Glue of the published embassy-supervisor 0.3.4: the verbs as `-> bool` and
+// the worker (0.3.4 has no cancellable runner: select on the stop, then ack).
+// Its activate/deactivate are reached through `apply_control`.
+use cortex_m_rt::entry;
+use embassy_executor::Spawner;
+#[allow(unused_imports)] // DeferredShrink and the time types: only some workloads use them
+use embassy_supervisor::{ControlCommand, ControlOp, DeferredShrink, Supervisor, TaskNode};
+use embassy_supervisor_firmware as fw;
+#[allow(unused_imports)]
+use embassy_time::{Duration, Instant, Timer};
+
+const SIDE: &str = "0.3.4";
+static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
+
+async fn work(node: &'static TaskNode) {
+    embassy_futures::select::select(node.wait_shutdown(), core::future::pending::<()>()).await;
+    node.ack_dropped();
+}
+async fn v_start(s: Spawner) -> bool { SUP.start(s).await.is_ok() }
+async fn v_teardown() -> bool { SUP.teardown().await; true }
+async fn v_respawn(s: Spawner) -> bool { SUP.respawn_terminate(s).await.is_ok() }
+async fn v_deactivate(node: &'static TaskNode, s: Spawner) -> bool {
+    SUP.apply_control(ControlCommand { node, op: ControlOp::Deactivate }, s).await;
+    true
+}
+async fn v_activate(node: &'static TaskNode, s: Spawner) -> bool {
+    SUP.apply_control(ControlCommand { node, op: ControlOp::Activate }, s).await;
+    true
+}
+#[embassy_executor::task]
+async fn pools(s: Spawner) { SUP.run_pools(s).await }
