@@ -27,7 +27,9 @@ pub enum Detail {
 impl<const N: usize> Graph<N> {
     /// Write the graph as a Mermaid `flowchart` (dependencies point down).
     ///
-    /// ```
+    // The examples draw a pool: they run when `pool` is on (doc tests see features).
+    #[cfg_attr(feature = "pool", doc = "```")]
+    #[cfg_attr(not(feature = "pool"), doc = "```ignore")]
     /// use embassy_supervisor::{DeferredShrink, Detail, TaskNode, supervisor_graph};
     /// use embassy_time::Duration;
     /// # async fn work(node: &'static TaskNode) { node.wait_shutdown().await; node.ack_dropped(); }
@@ -103,7 +105,9 @@ impl<const N: usize> Graph<N> {
     /// Write the graph as a Graphviz `digraph` (`dot -Tsvg`): pools are
     /// clusters, a `ready` dependency is dashed, an off node is dashed grey.
     ///
-    /// ```
+    // The examples draw a pool: they run when `pool` is on (doc tests see features).
+    #[cfg_attr(feature = "pool", doc = "```")]
+    #[cfg_attr(not(feature = "pool"), doc = "```ignore")]
     /// use embassy_supervisor::{DeferredShrink, Detail, TaskNode, supervisor_graph};
     /// use embassy_time::Duration;
     /// # async fn work(node: &'static TaskNode) { node.wait_shutdown().await; node.ack_dropped(); }
@@ -184,7 +188,9 @@ impl<const N: usize> Graph<N> {
     /// grouped in layers by dependency order: layer 0 depends on nothing,
     /// layer k on something in layer k-1.
     ///
-    /// ```
+    // The examples draw a pool: they run when `pool` is on (doc tests see features).
+    #[cfg_attr(feature = "pool", doc = "```")]
+    #[cfg_attr(not(feature = "pool"), doc = "```ignore")]
     /// use embassy_supervisor::{DeferredShrink, Detail, TaskNode, supervisor_graph};
     /// use embassy_time::Duration;
     /// # async fn work(node: &'static TaskNode) { node.wait_shutdown().await; node.ack_dropped(); }
