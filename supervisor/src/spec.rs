@@ -19,6 +19,8 @@ pub struct NodeSpec {
     pub(crate) spawn: Option<SpawnFn>,
     pub(crate) gates: &'static [&'static dyn Gate],
     pub(crate) slot_timeout_ms: u16,
+    /// The ack window of a stop in milliseconds (0: the default).
+    pub(crate) ack_timeout_ms: u32,
     pub(crate) mode: Mode,
     /// This node's slot in its graph (a hint; verified on use).
     pub(crate) index: u8,
@@ -39,6 +41,7 @@ impl NodeSpec {
             spawn: None,
             gates: &[],
             slot_timeout_ms: 0,
+            ack_timeout_ms: 0,
             mode,
             index: 0,
             #[cfg(feature = "pool")]
@@ -65,6 +68,16 @@ impl NodeSpec {
     /// [`DEFAULT_SLOT_TIMEOUT`](crate::DEFAULT_SLOT_TIMEOUT); `0` keeps the default).
     pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
         self.slot_timeout_ms = ms;
+        self
+    }
+
+    /// How long a stop of this node waits for its ack before it is a
+    /// [`ShutdownTimeout`](crate::ShutdownTimeout), in milliseconds (default
+    /// [`SHUTDOWN_ACK_TIMEOUT`](crate::SHUTDOWN_ACK_TIMEOUT), 2 s; `0` keeps
+    /// the default). For a node whose stop legitimately takes longer (a
+    /// flash commit, a modem detach); every stop path uses it.
+    pub const fn with_ack_timeout(mut self, ms: u32) -> Self {
+        self.ack_timeout_ms = ms;
         self
     }
 
@@ -106,6 +119,14 @@ impl NodeSpec {
 
     pub(crate) fn gates(&self) -> &'static [&'static dyn Gate] {
         self.gates
+    }
+
+    /// The ack window of a stop of this node.
+    pub fn ack_timeout(&self) -> embassy_time::Duration {
+        match self.ack_timeout_ms {
+            0 => crate::SHUTDOWN_ACK_TIMEOUT,
+            ms => embassy_time::Duration::from_millis(ms as u64),
+        }
     }
 
     /// The pre-spawn wait per gate.

@@ -15,7 +15,9 @@ use crate::node::{Mode, flag};
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
-/// How long a stop waits for the node's ack before returning [`ShutdownTimeout`].
+/// How long a stop waits for the node's ack before returning [`ShutdownTimeout`],
+/// unless the node sets its own window
+/// ([`NodeSpec::with_ack_timeout`](crate::NodeSpec::with_ack_timeout)).
 pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
 
 /// How long a spawn waits for each of its gates (resource slot, executor

@@ -3,7 +3,7 @@
 
 use crate::{Supervisor, TaskNode};
 use embassy_executor::{SpawnError, Spawner};
-use embassy_time::{Duration, Instant};
+use embassy_time::Instant;
 
 use super::*;
 
@@ -26,14 +26,10 @@ mod sealed {
         fn admitted(&self, a: Admission, result: Result<(), SpawnError>);
         fn close(&self);
         fn reopen(&self);
-        /// The owner of a slot that has waited longer than `ack` for its
-        /// stopped owner (Replace) to go down, or else the earliest instant
-        /// at which one could.
-        fn overdue(
-            &self,
-            now: Instant,
-            ack: Duration,
-        ) -> Result<Option<Instant>, &'static TaskNode>;
+        /// The owner of a slot that has waited longer than the owner's ack
+        /// timeout for its stopped owner (Replace) to go down, or else the
+        /// earliest instant at which one could.
+        fn overdue(&self, now: Instant) -> Result<Option<Instant>, &'static TaskNode>;
     }
 }
 pub(super) use sealed::{Admission, Drive};
@@ -57,14 +53,14 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
         Some(admission)
     }
 
-    fn overdue(&self, now: Instant, ack: Duration) -> Result<Option<Instant>, &'static TaskNode> {
+    fn overdue(&self, now: Instant) -> Result<Option<Instant>, &'static TaskNode> {
         self.state.lock(|s| {
             let mut earliest: Option<Instant> = None;
             for slot in s.borrow().slots.iter() {
                 let (SlotStatusKind::Terminating, Some(owner)) = (slot.status, slot.owner) else {
                     continue;
                 };
-                let Some(due) = slot.since.checked_add(ack) else {
+                let Some(due) = slot.since.checked_add(owner.ack_timeout()) else {
                     continue;
                 };
                 if now >= due {
@@ -186,14 +182,11 @@ impl<const N: usize> Supervisor<N> {
             let result = self.bring_up(a.node, spawner, era).await;
             guard.finish(result);
         }
-        ctrl.overdue(
-            Instant::from_ticks(crate::wait::now()),
-            crate::SHUTDOWN_ACK_TIMEOUT,
-        )
-        .map_err(|node| {
-            #[cfg(feature = "events")]
-            crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
-            crate::ShutdownTimeout { node }
-        })
+        ctrl.overdue(Instant::from_ticks(crate::wait::now()))
+            .map_err(|node| {
+                #[cfg(feature = "events")]
+                crate::event::publish(crate::event::EventKind::ShutdownTimeout { node: node.name });
+                crate::ShutdownTimeout { node }
+            })
     }
 }
