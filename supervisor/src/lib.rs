@@ -45,7 +45,7 @@ pub mod trace;
 pub use error::{Aborted, ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
 pub use node::{Mode, SpawnFn, TaskNode};
-pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
+pub use resource::{Gate, Lent, Provided, ResourceSlot, SpawnerSlot};
 pub use spec::NodeSpec;
 pub use supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT, Supervisor};
 

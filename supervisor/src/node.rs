@@ -249,6 +249,11 @@ impl TaskNode {
     /// Complete the stop handshake: the node reads as down and the waiting
     /// supervisor resumes.
     pub fn ack_dropped(&self) {
+        // A parked `Pause` instance keeps what it provided: it resumes in
+        // place and will not provide again.
+        if self.spec.mode != Mode::Pause {
+            self.withdraw_provided();
+        }
         self.state
             .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
         notify::changed();
@@ -260,6 +265,9 @@ impl TaskNode {
     /// true whenever `is_running()` reads false because of it). Generated
     /// `task:` shells call it when the worker returns.
     pub fn mark_exited(&self) {
+        if self.is_running() {
+            self.withdraw_provided();
+        }
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
@@ -273,6 +281,15 @@ impl TaskNode {
         }
         #[cfg(feature = "events")]
         crate::event::publish(crate::event::EventKind::NodeExited { node: self.name });
+    }
+
+    /// The instance ends: empty the slots it provided
+    /// ([`NodeSpec::with_provides`]), before it reads as down, so a
+    /// consumer's next spawn waits for the next instance's fresh value.
+    fn withdraw_provided(&self) {
+        for slot in self.spec.provides {
+            slot.withdraw();
+        }
     }
 
     /// `Pause` nodes: after acking, park until the supervisor resumes this

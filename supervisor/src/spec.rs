@@ -3,7 +3,7 @@
 //! node refers to, so it stays in flash: a node's RAM is only its state.
 
 use crate::node::{Mode, SpawnFn};
-use crate::resource::Gate;
+use crate::resource::{Gate, Provided};
 
 /// A node's declaration, built with const builders and referenced by its
 /// [`TaskNode`](crate::TaskNode):
@@ -18,6 +18,8 @@ pub struct NodeSpec {
     pub name: &'static str,
     pub(crate) spawn: Option<SpawnFn>,
     pub(crate) gates: &'static [&'static dyn Gate],
+    /// Slots this node fills, emptied when its instance ends.
+    pub(crate) provides: &'static [&'static dyn Provided],
     pub(crate) slot_timeout_ms: u16,
     /// The ack window of a stop in milliseconds (0: the default).
     pub(crate) ack_timeout_ms: u32,
@@ -40,6 +42,7 @@ impl NodeSpec {
             name,
             spawn: None,
             gates: &[],
+            provides: &[],
             slot_timeout_ms: 0,
             ack_timeout_ms: 0,
             mode,
@@ -61,6 +64,16 @@ impl NodeSpec {
     /// spawn with `SpawnError::Busy`.
     pub const fn with_resources(mut self, gates: &'static [&'static dyn Gate]) -> Self {
         self.gates = gates;
+        self
+    }
+
+    /// Slots this node fills (a provider: a driver handle, a session key).
+    /// When an instance of it ends (its stop is acked, or its body
+    /// returns) they are emptied, so a consumer gated on one waits for the
+    /// next instance's fresh value instead of restarting on a stale one. A
+    /// `Pause` node keeps them while parked (it resumes in place).
+    pub const fn with_provides(mut self, slots: &'static [&'static dyn Provided]) -> Self {
+        self.provides = slots;
         self
     }
 
