@@ -4,7 +4,7 @@
 //! without importing the `controller` module, which builds on the supervisor.
 
 use embassy_executor::SpawnError;
-use embassy_time::{Duration, Instant};
+use embassy_time::Instant;
 
 use crate::TaskNode;
 
@@ -27,14 +27,10 @@ mod sealed {
         fn admitted(&self, a: Admission, result: Result<(), SpawnError>);
         fn close(&self);
         fn reopen(&self);
-        /// The owner of a slot that has waited longer than `ack` for its
-        /// stopped owner (Replace) to go down, or else the earliest instant
-        /// at which one could.
-        fn overdue(
-            &self,
-            now: Instant,
-            ack: Duration,
-        ) -> Result<Option<Instant>, &'static TaskNode>;
+        /// The owner of a slot that has waited longer than the owner's ack
+        /// timeout for its stopped owner (Replace) to go down, or else the
+        /// earliest instant at which one could.
+        fn overdue(&self, now: Instant) -> Result<Option<Instant>, &'static TaskNode>;
     }
 }
 pub(crate) use sealed::{Admission, Drive};

@@ -5,8 +5,9 @@ use core::fmt;
 
 use crate::TaskNode;
 
-/// A node did not acknowledge a stop request within the shutdown-ack timeout
-/// ([`SHUTDOWN_ACK_TIMEOUT`](crate::SHUTDOWN_ACK_TIMEOUT)).
+/// A node did not acknowledge a stop request within its ack timeout
+/// ([`SHUTDOWN_ACK_TIMEOUT`](crate::SHUTDOWN_ACK_TIMEOUT) unless the node
+/// sets its own with [`NodeSpec::with_ack_timeout`](crate::NodeSpec::with_ack_timeout)).
 ///
 /// The node is still running (from the supervisor's point of view); the
 /// application decides the escalation (retry, log, hardware reset).

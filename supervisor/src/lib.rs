@@ -55,14 +55,15 @@ pub mod trace;
 
 pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
 pub use graph::Graph;
-pub use node::{Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SpawnFn, TaskNode};
+pub use node::{
+    Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SHUTDOWN_ACK_TIMEOUT, SpawnFn, TaskNode,
+};
 pub use phase::Phase;
 pub use render::Detail;
 /// The specification's name for [`Gate`] (what a node awaits before each spawn).
 pub use resource::Gate as ResourceGate;
-pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
+pub use resource::{Gate, Lent, Provided, ResourceSlot, SpawnerSlot};
 pub use supervisor::Supervisor;
-pub use wait::SHUTDOWN_ACK_TIMEOUT;
 
 #[cfg(feature = "control")]
 pub use control::{

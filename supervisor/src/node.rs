@@ -31,7 +31,7 @@ mod transition;
 pub use cancel::Aborted;
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
-pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec};
+pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};
 pub(crate) use transition::transition;
 #[cfg(feature = "trace")]
 mod poll_stats;
@@ -280,6 +280,11 @@ impl TaskNode {
     /// Complete the stop handshake: the node reads as down and the waiting
     /// supervisor resumes.
     pub fn ack_dropped(&self) {
+        // A parked `Pause` instance keeps what it provided: it resumes in
+        // place and will not provide again.
+        if self.spec.mode != Mode::Pause {
+            self.withdraw_provided();
+        }
         self.state
             .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
         notify::changed();
@@ -290,6 +295,9 @@ impl TaskNode {
     /// true whenever `is_running()` reads false because of it). Generated
     /// `task:` shells call it when the worker returns.
     pub fn mark_exited(&self) {
+        if self.is_running() {
+            self.withdraw_provided();
+        }
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
@@ -302,6 +310,15 @@ impl TaskNode {
             notify::changed();
         }
         transition(self, Phase::Exited);
+    }
+
+    /// The instance ends: empty the slots it provided
+    /// ([`NodeSpec::with_provides`]), before it reads as down, so a
+    /// consumer's next spawn waits for the next instance's fresh value.
+    fn withdraw_provided(&self) {
+        for slot in self.spec.provides {
+            slot.withdraw();
+        }
     }
 
     /// `Pause` nodes: after acking, park until the supervisor resumes this

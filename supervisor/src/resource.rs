@@ -19,6 +19,13 @@ pub trait Gate: Sync {
     fn is_filled(&self) -> bool;
 }
 
+/// A slot a provider node fills ([`NodeSpec::with_provides`](crate::NodeSpec::with_provides)):
+/// emptied when the provider's instance ends.
+pub trait Provided: Sync {
+    /// Empty the slot, dropping its value.
+    fn withdraw(&self);
+}
+
 /// A one-value mailbox for an owned value, shared between `main`, generated
 /// spawn glue and tasks.
 ///
@@ -60,6 +67,12 @@ impl<T> ResourceSlot<T> {
         self.value.lock(|v| v.borrow_mut().take())
     }
 
+    /// Empty the slot, dropping its value (a provider that stopped: its
+    /// handle is stale). Nothing waits for an empty slot, so no one is woken.
+    pub fn clear(&self) {
+        drop(self.take());
+    }
+
     /// Wait until the slot is filled, then take the value.
     pub async fn wait_take(&self) -> T {
         notify::wait_for(|| self.take()).await
@@ -91,6 +104,12 @@ impl<T: Copy> ResourceSlot<T> {
 impl<T> Default for ResourceSlot<T> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl<T: Send> Provided for ResourceSlot<T> {
+    fn withdraw(&self) {
+        self.clear();
     }
 }
 

@@ -261,10 +261,10 @@ impl<const N: usize> Supervisor<N> {
     /// transitive dependencies and (for a pool member) its whole pool, then
     /// start them in dependency order: down nodes are spawned, parked `Pause`
     /// nodes resumed, `OnDemand` nodes only enabled (their pool regrows
-    /// them). Then release the hold of each transitive dependent of `node`
-    /// whose dependencies are all neither disabled nor held any more, and
-    /// start it the same way: `activate` undoes a `deactivate` of the same
-    /// node. Detached nodes are never pulled in. Spawn errors are logged and
+    /// them). Then release the hold of each transitive dependent of the
+    /// nodes it enabled whose dependencies are all neither disabled nor held
+    /// any more, and start it the same way: `activate` undoes a `deactivate`
+    /// of the same node. Detached nodes are never pulled in. Spawn errors are logged and
     /// swallowed: the cascade starts everything it can.
     pub async fn activate(&self, node: &'static TaskNode, spawner: Spawner) {
         let Some(seed) = self.graph.index_of(node) else {

@@ -20,9 +20,6 @@ use crate::node::flag;
 use crate::notify::Observer;
 use crate::resource::Gate;
 
-/// How long a stop waits for the node's ack before returning [`ShutdownTimeout`](crate::ShutdownTimeout).
-pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
-
 /// What an [`Until`] waits for.
 #[derive(Clone, Copy)]
 pub(crate) enum Cond<'a> {
@@ -45,6 +42,15 @@ pub(crate) enum Cond<'a> {
 }
 
 impl Cond<'_> {
+    /// How long an ack may take once the ack wait is armed: the node's own
+    /// window (only `Acked` waits use it).
+    fn ack_window(self) -> Duration {
+        match self {
+            Cond::Acked(n) => n.ack_timeout(),
+            _ => crate::node::SHUTDOWN_ACK_TIMEOUT,
+        }
+    }
+
     fn holds(self) -> bool {
         match self {
             Cond::Acked(n) => {
@@ -134,8 +140,8 @@ impl<'a> Until<'a> {
         }
     }
 
-    /// The ack of a stop already requested from `node`, bounded by
-    /// [`SHUTDOWN_ACK_TIMEOUT`] once two scheduler passes did not bring it.
+    /// The ack of a stop already requested from `node`, bounded by the
+    /// node's ack timeout once two scheduler passes did not bring it.
     #[cfg(feature = "pool")]
     pub(crate) fn ack(node: &'a TaskNode) -> Self {
         Self {
@@ -180,7 +186,7 @@ impl Future for Until<'_> {
                 return Poll::Pending;
             }
             Phase::Wait(at) => at.get(),
-            _ => after(SHUTDOWN_ACK_TIMEOUT),
+            _ => after(this.cond.ack_window()),
         };
         *this.phase = Phase::Wait(Tick::new(deadline));
         if deadline != FOREVER {

@@ -17,7 +17,10 @@ use std::task::{Context, Poll};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget, TaskOutcome};
-use embassy_supervisor::{Graph, Mode, NodeSpec, ResourceSlot, Supervisor, TaskNode};
+use embassy_supervisor::{
+    CONTROL_QUEUE_DEPTH, ControlOp, Graph, Mode, NodeSpec, ResourceSlot, Supervisor, TaskNode,
+    request_control, try_request_control, wait_control,
+};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 
@@ -313,4 +316,37 @@ fn many_submitters_sleep_until_the_intake_has_room() {
         common::pass();
     }
     common::run(&[&small_intake::J], |s| s.spawn(drive(s).unwrap()));
+}
+
+// ---- control mailbox: senders waiting for room -------------------------------
+
+fn send_control(_: usize) -> Pin<Box<dyn Future<Output = ()>>> {
+    Box::pin(request_control(&X, ControlOp::Activate))
+}
+
+#[test]
+fn many_request_control_sleep_until_the_mailbox_has_room() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        for n in COUNTS {
+            for _ in 0..CONTROL_QUEUE_DEPTH {
+                try_request_control(&X, ControlOp::Activate).unwrap();
+            }
+            spawn_and_check_asleep(s, n, send_control).await;
+            // Each command taken out lets exactly one waiting sender in.
+            for k in 1..=n {
+                let _ = wait_control().await;
+                common::settle().await;
+                let sent = (0..n).filter(|&j| done(j)).count();
+                assert_eq!(sent, k, "n = {n}: one sender per freed place");
+            }
+            for _ in 0..CONTROL_QUEUE_DEPTH {
+                let _ = wait_control().await;
+            }
+            assert!(try_request_control(&X, ControlOp::Activate).is_ok());
+            let _ = wait_control().await;
+        }
+        common::pass();
+    }
+    common::run(&[], |s| s.spawn(drive(s).unwrap()));
 }

@@ -3,7 +3,7 @@
 
 use crate::{Supervisor, TaskNode};
 use embassy_executor::{SpawnError, Spawner};
-use embassy_time::{Duration, Instant};
+use embassy_time::Instant;
 
 use super::*;
 use crate::controller_port::{Admission, Drive, DriveController};
@@ -24,14 +24,14 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
         Some(admission)
     }
 
-    fn overdue(&self, now: Instant, ack: Duration) -> Result<Option<Instant>, &'static TaskNode> {
+    fn overdue(&self, now: Instant) -> Result<Option<Instant>, &'static TaskNode> {
         self.state.lock(|s| {
             let mut earliest: Option<Instant> = None;
             for slot in s.borrow().slots.iter() {
                 let (SlotStatusKind::Terminating, Some(owner)) = (slot.status, slot.owner) else {
                     continue;
                 };
-                let Some(due) = slot.since.checked_add(ack) else {
+                let Some(due) = slot.since.checked_add(owner.ack_timeout()) else {
                     continue;
                 };
                 if now >= due {
@@ -131,13 +131,10 @@ impl<const N: usize> Supervisor<N> {
             let result = self.bring_up(a.node, spawner, era).await;
             guard.finish(result);
         }
-        ctrl.overdue(
-            Instant::from_ticks(crate::clock::now()),
-            crate::SHUTDOWN_ACK_TIMEOUT,
-        )
-        .map_err(|node| {
-            crate::node::transition(node, crate::Phase::StopTimedOut);
-            crate::ShutdownTimeout { node }
-        })
+        ctrl.overdue(Instant::from_ticks(crate::clock::now()))
+            .map_err(|node| {
+                crate::node::transition(node, crate::Phase::StopTimedOut);
+                crate::ShutdownTimeout { node }
+            })
     }
 }

@@ -298,11 +298,15 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
         }
         self.room_freed = true;
         for i in 0..SLOTS {
-            let key = self.slots[i].key.unwrap_or(Key::Id(u32::MAX));
+            // A slot with work always has its key; the target's name (the
+            // default key) stands in otherwise, never a made-up id.
+            let key = self.slots[i].key;
             while let Some(job) = self.slots[i].queue.pop() {
+                let key = key.unwrap_or(Key::Name(job.target.name));
                 self.reject(key, job, RejectKind::ShuttingDown);
             }
             if let Some(job) = self.slots[i].next.take() {
+                let key = key.unwrap_or(Key::Name(job.target.name));
                 self.reject(key, job, RejectKind::ShuttingDown);
             }
             if self.slots[i].owner.is_none() {

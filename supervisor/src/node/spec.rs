@@ -3,11 +3,16 @@
 //! node refers to, so it stays in flash: a node's RAM is only its state.
 
 use super::{Mode, SpawnFn};
-use crate::resource::Gate;
+use crate::resource::{Gate, Provided};
 
 /// How long a spawn waits for each of its gates (resource slot, executor
 /// slot, `ready` dep) unless the node sets `slot_timeout:`.
 pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
+
+/// How long a stop waits for the node's ack before returning
+/// [`ShutdownTimeout`](crate::ShutdownTimeout), unless the node sets its own
+/// window ([`NodeSpec::with_ack_timeout`](crate::NodeSpec::with_ack_timeout)).
+pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
 
 /// A node's declaration, built with const builders and referenced by its
 /// [`TaskNode`](crate::TaskNode):
@@ -22,7 +27,11 @@ pub struct NodeSpec {
     pub name: &'static str,
     pub(crate) spawn: Option<SpawnFn>,
     pub(crate) gates: &'static [&'static dyn Gate],
+    /// Slots this node fills, emptied when its instance ends.
+    pub(crate) provides: &'static [&'static dyn Provided],
     pub(crate) slot_timeout_ms: u16,
+    /// The ack window of a stop in milliseconds (0: the default).
+    pub(crate) ack_timeout_ms: u32,
     pub(crate) mode: Mode,
     /// This node's slot in its graph (a hint; verified on use).
     pub(crate) index: u8,
@@ -45,7 +54,9 @@ impl NodeSpec {
             name,
             spawn: None,
             gates: &[],
+            provides: &[],
             slot_timeout_ms: 0,
+            ack_timeout_ms: 0,
             mode,
             index: 0,
             #[cfg(feature = "pool")]
@@ -70,10 +81,30 @@ impl NodeSpec {
         self
     }
 
+    /// Slots this node fills (a provider: a driver handle, a session key).
+    /// When an instance of it ends (its stop is acked, or its body
+    /// returns) they are emptied, so a consumer gated on one waits for the
+    /// next instance's fresh value instead of restarting on a stale one. A
+    /// `Pause` node keeps them while parked (it resumes in place).
+    pub const fn with_provides(mut self, slots: &'static [&'static dyn Provided]) -> Self {
+        self.provides = slots;
+        self
+    }
+
     /// Per-gate pre-spawn wait in milliseconds (default
     /// [`DEFAULT_SLOT_TIMEOUT`]; `0` keeps the default).
     pub const fn with_slot_timeout(mut self, ms: u16) -> Self {
         self.slot_timeout_ms = ms;
+        self
+    }
+
+    /// How long a stop of this node waits for its ack before it is a
+    /// [`ShutdownTimeout`](crate::ShutdownTimeout), in milliseconds (default
+    /// [`SHUTDOWN_ACK_TIMEOUT`](crate::SHUTDOWN_ACK_TIMEOUT), 2 s; `0` keeps
+    /// the default). For a node whose stop legitimately takes longer (a
+    /// flash commit, a modem detach); every stop path uses it.
+    pub const fn with_ack_timeout(mut self, ms: u32) -> Self {
+        self.ack_timeout_ms = ms;
         self
     }
 
@@ -126,6 +157,14 @@ impl NodeSpec {
 
     pub(crate) fn gates(&self) -> &'static [&'static dyn Gate] {
         self.gates
+    }
+
+    /// The ack window of a stop of this node.
+    pub fn ack_timeout(&self) -> embassy_time::Duration {
+        match self.ack_timeout_ms {
+            0 => SHUTDOWN_ACK_TIMEOUT,
+            ms => embassy_time::Duration::from_millis(ms as u64),
+        }
     }
 
     /// The pre-spawn wait per gate.
