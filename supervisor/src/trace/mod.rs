@@ -49,8 +49,9 @@ pub const MAX_EXECUTORS: usize = 4;
 pub const MAX_GRAPHS: usize = 4;
 /// Attribution table entries: the number of distinct task storages that
 /// supervised nodes run in, at most, with room to spare (keep under about
-/// three quarters of it). A task that finds no entry is counted by
-/// [`untracked`].
+/// half of it: the table is probed linearly, at most [`MAX_PROBES`] entries).
+/// A task that finds no entry is counted by [`untracked`], never attributed
+/// to the wrong node.
 pub const MAX_TASKS: usize = 128;
 
 /// The embassy-time clock, as wrapping 32-bit ticks.
