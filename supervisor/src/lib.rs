@@ -26,6 +26,8 @@ mod driver;
 mod enabled_if;
 mod error;
 mod graph;
+#[cfg(feature = "liveness")]
+mod health;
 mod node;
 mod notify;
 mod payload;
