@@ -123,6 +123,11 @@ pub mod __private {
         if on { ms } else { 0 }
     }
 
+    /// `beat_timeout:` under a `#[cfg]` gate: the value, or 0 (not policed).
+    pub const fn gated_beat_ms(ms: u32, on: bool) -> u32 {
+        if on { ms } else { 0 }
+    }
+
     /// `disabled` under a `#[cfg]` gate.
     pub const fn disabled_if(spec: crate::NodeSpec, on: bool) -> crate::NodeSpec {
         if on { spec.disabled() } else { spec }

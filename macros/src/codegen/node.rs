@@ -81,7 +81,7 @@ pub(super) fn node_expr(
     }
 }
 
-/// The value clauses on the spec chain: `slot_timeout:`, `disabled`,
+/// The value clauses on the spec chain: `slot_timeout:`, `beat_timeout:`, `disabled`,
 /// `enabled_if:`. A `#[cfg]`-gated value goes through a const fn (the spec
 /// must stay a constant expression, promoted to `'static`, which an `if`
 /// would not be) or, for a predicate, through a wrapper fn.
@@ -97,6 +97,17 @@ fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
         } else {
             let p = cfg.predicate();
             quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
+        });
+    }
+    if let Some((l, cfg)) = &u.beat_timeout
+        && let Ok(ms) = l.base10_parse::<u32>()
+    {
+        let lit = LitInt::new(&ms.to_string(), l.span());
+        spec.extend(if cfg.is_always() {
+            quote!(.with_beat_timeout(#lit))
+        } else {
+            let p = cfg.predicate();
+            quote!(.with_beat_timeout(#rt::__private::gated_beat_ms(#lit, ::core::cfg!(#p))))
         });
     }
     match &u.disabled {
