@@ -63,7 +63,7 @@ pub use render::Detail;
 /// The specification's name for [`Gate`] (what a node awaits before each spawn).
 pub use resource::Gate as ResourceGate;
 pub use resource::{Gate, Lent, ResourceSlot, SpawnerSlot};
-pub use supervisor::Supervisor;
+pub use supervisor::{RestartError, RestartRefusal, Supervisor};
 pub use wait::SHUTDOWN_ACK_TIMEOUT;
 
 #[cfg(feature = "control")]
