@@ -90,7 +90,11 @@ async fn reports_once_per_episode(spawner: Spawner) {
     common::settle().await;
     common::advance(ms(100));
     common::settle().await;
-    assert!(reports().is_empty(), "fresh at its timeout: {:?}", reports());
+    assert!(
+        reports().is_empty(),
+        "fresh at its timeout: {:?}",
+        reports()
+    );
     common::advance(ms(1));
     common::settle().await;
     assert_eq!(reports(), ["A"], "stale one tick past its timeout");
@@ -128,5 +132,7 @@ async fn reports_once_per_episode(spawner: Spawner) {
 
 #[test]
 fn wait_health_reports_each_stale_episode_once() {
-    common::run(&[&A, &B, &C], |s| s.spawn(reports_once_per_episode(s).unwrap()));
+    common::run(&[&A, &B, &C], |s| {
+        s.spawn(reports_once_per_episode(s).unwrap())
+    });
 }

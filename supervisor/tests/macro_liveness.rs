@@ -54,5 +54,7 @@ async fn stall(spawner: Spawner) {
 
 #[test]
 fn a_dsl_worker_that_stops_beating_is_reported() {
-    common::run(&[&PUMP, &VALVE, &LAMP, &LOG], |s| s.spawn(stall(s).unwrap()));
+    common::run(&[&PUMP, &VALVE, &LAMP, &LOG], |s| {
+        s.spawn(stall(s).unwrap())
+    });
 }

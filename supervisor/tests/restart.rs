@@ -42,7 +42,10 @@ static STRANGER: TaskNode = TaskNode::new(&spec("STRANGER", Mode::Terminate, 0))
 const ALL: &[&TaskNode] = &[&BASE, &MID, &TOP, &SIDE, &OTHER, &LAZY, &OFF];
 
 fn running() -> Vec<&'static str> {
-    ALL.iter().filter(|n| n.is_running()).map(|n| n.name).collect()
+    ALL.iter()
+        .filter(|n| n.is_running())
+        .map(|n| n.name)
+        .collect()
 }
 
 /// Each test starts from a fresh, fully started graph.
@@ -62,8 +65,16 @@ async fn rest_for_one(spawner: Spawner) {
     fresh(spawner).await;
     SUP.restart(&MID, spawner).await.unwrap();
     common::settle().await;
-    assert_eq!(common::log::order(Acked), ["TOP", "MID"], "dependents first");
-    assert_eq!(common::log::order(Spawned), ["MID", "TOP"], "dependencies first");
+    assert_eq!(
+        common::log::order(Acked),
+        ["TOP", "MID"],
+        "dependents first"
+    );
+    assert_eq!(
+        common::log::order(Spawned),
+        ["MID", "TOP"],
+        "dependencies first"
+    );
     assert_eq!(running(), ["BASE", "MID", "TOP", "SIDE", "OTHER"]);
 
     common::log::clear();
@@ -149,7 +160,11 @@ async fn races(spawner: Spawner) {
     torn.unwrap();
     assert_eq!(refusal(restarted).1, RestartRefusal::Halted);
     common::settle().await;
-    assert!(running().is_empty(), "up behind a teardown: {:?}", running());
+    assert!(
+        running().is_empty(),
+        "up behind a teardown: {:?}",
+        running()
+    );
     assert!(common::log::order(Spawned).is_empty());
 
     // Teardown first: the restart is refused before it stops anything.

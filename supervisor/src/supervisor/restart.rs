@@ -85,7 +85,12 @@ impl defmt::Format for RestartError {
             }
             Self::Shutdown(e) => defmt::write!(f, "restart: {}", e),
             Self::Spawn { node, error } => {
-                defmt::write!(f, "restart: `{=str}` did not come back: {}", node.name, error)
+                defmt::write!(
+                    f,
+                    "restart: `{=str}` did not come back: {}",
+                    node.name,
+                    error
+                )
             }
         }
     }
