@@ -83,31 +83,30 @@ fn check_bounds(site: &Site, c: &Clauses, errors: &mut Errors) {
         c.max.and_then(|m| lit_value(m.1)),
     );
     for (which, v) in [(c.min, minv), (c.max, maxv)] {
-        if let (Some((_, e)), Some(x)) = (which, v)
-            && x > 255
-        {
+        if let (Some((_, e)), Some(true)) = (which, v.map(|x| x > 255)) {
             site.err(errors, first_span(e), "pool bounds must fit u8 (0..=255)");
         }
     }
-    if let (Some(mn), Some(mx), Some((_, me))) = (minv, maxv, c.min)
-        && mn > mx
-    {
-        site.err(
-            errors,
-            first_span(me),
-            format!("pool bounds: `min: {mn}` is above `max: {mx}`; need min <= max"),
-        );
+    // Guards, not let-chains: the macro crate builds with the 1.87 toolchain.
+    if let (Some(mn), Some(mx), Some((_, me))) = (minv, maxv, c.min) {
+        if mn > mx {
+            site.err(
+                errors,
+                first_span(me),
+                format!("pool bounds: `min: {mn}` is above `max: {mx}`; need min <= max"),
+            );
+        }
     }
-    if let (Some(mx), Some((_, xe))) = (maxv, c.max)
-        && mx as usize > k
-    {
-        site.err(
-            errors,
-            first_span(xe),
-            format!(
-                "pool bounds: `max: {mx}` exceeds the {k} member(s) declared; list one \
-                 Mode per member or lower `max:`"
-            ),
-        );
+    if let (Some(mx), Some((_, xe))) = (maxv, c.max) {
+        if mx as usize > k {
+            site.err(
+                errors,
+                first_span(xe),
+                format!(
+                    "pool bounds: `max: {mx}` exceeds the {k} member(s) declared; list one \
+                     Mode per member or lower `max:`"
+                ),
+            );
+        }
     }
 }

@@ -247,9 +247,7 @@ pub(super) fn check_cancel(site: &Site, c: &Clauses, errors: &mut Errors) {
 /// Pinned by: `exit_without_task` (and, in the emitted shell,
 /// `exit_never_returns`, `exit_never_returns_cancel`).
 pub(super) fn check_exit(site: &Site, c: &Clauses, errors: &mut Errors) {
-    if let Some((sp, _)) = c.exit
-        && !c.has_task()
-    {
+    if let (Some((sp, _)), false) = (c.exit, c.has_task()) {
         site.err(
             errors,
             sp,
@@ -262,12 +260,10 @@ pub(super) fn check_exit(site: &Site, c: &Clauses, errors: &mut Errors) {
 /// Pinned by: `no_enabled_if/enabled_if_without_feature` (and, on a pool,
 /// `enabled_if_on_pool` in `clauses::collect`).
 pub(super) fn check_enabled_if(site: &Site, c: &Clauses, errors: &mut Errors) {
-    if let Some((sp, _, _)) = c.enabled_if
-        && !crate::enabled_if_feature()
-    {
+    if let (Some((sp, _, _)), false) = (&c.enabled_if, crate::enabled_if_feature()) {
         site.err(
             errors,
-            sp,
+            *sp,
             "`enabled_if:` needs the `enabled-if` feature of embassy-supervisor (it adds \
              the predicate to every node's spec): enable it, or drop the clause",
         );

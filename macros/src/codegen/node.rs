@@ -88,9 +88,12 @@ pub(super) fn node_expr(
 fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
     let rt = rt();
     // Re-emitted unsuffixed: `100u32` in the DSL still means milliseconds.
-    if let Some((l, cfg)) = &u.slot_timeout
-        && let Ok(ms) = l.base10_parse::<u16>()
-    {
+    // No let-chains: the macro crate builds with the 1.87 toolchain.
+    let slot_ms = u
+        .slot_timeout
+        .as_ref()
+        .map(|(l, cfg)| (l, cfg, l.base10_parse::<u16>()));
+    if let Some((l, cfg, Ok(ms))) = slot_ms {
         let lit = LitInt::new(&ms.to_string(), l.span());
         spec.extend(if cfg.is_always() {
             quote!(.with_slot_timeout(#lit))
@@ -99,9 +102,11 @@ fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
             quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
         });
     }
-    if let Some((l, cfg)) = &u.beat_timeout
-        && let Ok(ms) = l.base10_parse::<u32>()
-    {
+    let beat_ms = u
+        .beat_timeout
+        .as_ref()
+        .map(|(l, cfg)| (l, cfg, l.base10_parse::<u32>()));
+    if let Some((l, cfg, Ok(ms))) = beat_ms {
         let lit = LitInt::new(&ms.to_string(), l.span());
         spec.extend(if cfg.is_always() {
             quote!(.with_beat_timeout(#lit))
