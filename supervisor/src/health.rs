@@ -34,7 +34,9 @@ fn beat_state(node: &TaskNode, now: u32) -> Beat {
         return Beat::Unpoliced;
     }
     let age = u64::from(node.beat_age_at(now));
-    let limit = timeout.as_ticks();
+    // Ages are 32-bit tick counts (no 64-bit atomics); a budget past half
+    // their range is cut to it, so a wrapped age never reads as fresh.
+    let limit = timeout.as_ticks().min(u64::from(u32::MAX / 2));
     if age > limit {
         Beat::Stale
     } else {

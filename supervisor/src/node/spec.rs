@@ -104,7 +104,8 @@ impl NodeSpec {
     /// or it reads as stale to [`Graph::all_fresh`](crate::Graph::all_fresh),
     /// [`Graph::stale_nodes`](crate::Graph::stale_nodes) and
     /// [`Graph::wait_health`](crate::Graph::wait_health). `0` polices nothing
-    /// (the default).
+    /// (the default). Heartbeat ages are 32-bit tick counts: a timeout is
+    /// capped at `u32::MAX / 2` ticks (about 35 minutes at a 1 MHz tick).
     #[cfg(feature = "liveness")]
     pub const fn with_beat_timeout(mut self, ms: u32) -> Self {
         self.beat_timeout_ms = ms;

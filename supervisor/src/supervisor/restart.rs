@@ -118,6 +118,8 @@ impl<const N: usize> Supervisor<N> {
     /// exited `Terminate` worker); a dependent comes back only if it was
     /// running. Detached nodes are never touched, nor what depends on the
     /// node only through one. A pool member restarts alone (not its pool).
+    /// The node's own dependencies are left as they are (as with
+    /// `start_node`; `activate` is the verb that starts them too).
     ///
     /// A `Pause` node is paused and resumed in place: it keeps what it
     /// holds. An app-spawned (parked) node is stopped and, as with every
