@@ -131,8 +131,9 @@ impl<const N: usize> Supervisor<N> {
     /// `teardown` that begins during the restart wins: what it latched or
     /// halted is not brought back ([`RestartError::Refused`]).
     ///
-    /// Cost: O(nodes it touches + their edges), over the span of the
-    /// dependency order they occupy.
+    /// Cost: `deactivate`'s traversal: one pass over the span of the
+    /// dependency order from the node to its last dependent, and their
+    /// edges; the future holds two `[bool; N]`.
     pub async fn restart(
         &self,
         node: &'static TaskNode,
