@@ -98,6 +98,10 @@ impl<const N: usize> Graph<N> {
                 Beat::Unpoliced => {}
                 Beat::Stale => {
                     if node.claim_stale_report() {
+                        #[cfg(feature = "events")]
+                        crate::event::publish(crate::event::EventKind::NodeStale {
+                            node: node.name,
+                        });
                         return (Some(node), None);
                     }
                 }

@@ -8,6 +8,8 @@ use embassy_executor::{SpawnError, Spawner};
 
 use super::{Cascade, Supervisor, stop};
 use crate::error::ShutdownTimeout;
+#[cfg(feature = "events")]
+use crate::event::{EventKind, publish};
 use crate::node::flag;
 use crate::{TaskNode, notify};
 
@@ -143,11 +145,14 @@ impl<const N: usize> Supervisor<N> {
         let Some(seed) = self.graph.index_of(node) else {
             return Err(refused(node, RestartRefusal::NotInGraph));
         };
-        if let Some(why) = blocked_by(node.flags()) {
+        let why = match blocked_by(node.flags()) {
+            None if self.is_halted() => Some(RestartRefusal::Halted),
+            why => why,
+        };
+        if let Some(why) = why {
+            #[cfg(feature = "events")]
+            publish(EventKind::RestartRefused { node: node.name });
             return Err(refused(node, why));
-        }
-        if self.is_halted() {
-            return Err(refused(node, RestartRefusal::Halted));
         }
         let era = self.era();
         let mut set = Cascade::<N>::new(0);
@@ -169,6 +174,14 @@ impl<const N: usize> Supervisor<N> {
         }
         let result = self.bring_back(span, &back, spawner, era).await;
         notify::changed();
+        #[cfg(feature = "events")]
+        match result {
+            Ok(()) => publish(EventKind::Restarted { node: node.name }),
+            Err(RestartError::Refused { node, .. }) => {
+                publish(EventKind::RestartRefused { node: node.name })
+            }
+            Err(_) => {}
+        }
         result
     }
 
