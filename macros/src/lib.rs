@@ -65,6 +65,10 @@ fn readiness() -> bool {
     cfg!(feature = "readiness")
 }
 
+fn liveness() -> bool {
+    cfg!(feature = "liveness")
+}
+
 fn enabled_if_feature() -> bool {
     cfg!(feature = "enabled-if")
 }

@@ -75,6 +75,8 @@ pub struct Unit {
     pub cancel: bool,
     /// `slot_timeout:` and its `#[cfg]` gate.
     pub slot_timeout: Option<(LitInt, Cfg)>,
+    /// `beat_timeout:` (feature `liveness`) and its `#[cfg]` gate.
+    pub beat_timeout: Option<(LitInt, Cfg)>,
     pub executor: Option<Ident>,
     /// `disabled`, under this `#[cfg]` gate.
     pub disabled: Option<Cfg>,

@@ -56,6 +56,7 @@ pub enum ClauseValue {
     State(Type, Expr),
     Cancel,
     SlotTimeout(LitInt),
+    BeatTimeout(LitInt),
     Executor(Ident),
     Disabled,
     EnabledIf(Expr),
@@ -240,6 +241,12 @@ impl Parse for Clause {
                     "`slot_timeout:` takes milliseconds as an integer literal",
                 )
             })?),
+            "beat_timeout" => ClauseValue::BeatTimeout(input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "`beat_timeout:` takes milliseconds as an integer literal",
+                )
+            })?),
             "executor" => ClauseValue::Executor(input.parse()?),
             "policy" => {
                 // `Type = expr` when the type cannot be read off a `Type::new(..)` call.
@@ -261,8 +268,8 @@ impl Parse for Clause {
                     keyword.span(),
                     format!(
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
-                         resources, exit, state, cancel, slot_timeout, executor, disabled, \
-                         enabled_if (pools: policy, min, max)"
+                         resources, exit, state, cancel, slot_timeout, beat_timeout, executor, \
+                         disabled, enabled_if (pools: policy, min, max)"
                     ),
                 ));
             }

@@ -32,6 +32,7 @@ const VOCAB: &[&str] = &[
     "state",
     "cancel",
     "slot_timeout",
+    "beat_timeout",
     "executor",
     "default",
     "disabled",

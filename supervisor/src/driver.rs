@@ -11,6 +11,8 @@ use crate::control::{ControlCommand, ControlOp};
 use crate::error::RunError;
 #[cfg(any(feature = "pool", feature = "control"))]
 use crate::error::ShutdownTimeout;
+#[cfg(feature = "control")]
+use crate::log::log_warn;
 #[cfg(feature = "pool")]
 use crate::node::flag;
 #[cfg(feature = "pool")]
@@ -19,9 +21,16 @@ use crate::{Supervisor, notify};
 
 impl<const N: usize> Supervisor<N> {
     /// Apply one control command: `Activate` → [`activate`](Self::activate),
-    /// `Deactivate` → [`deactivate`](Self::deactivate). A command naming a node
-    /// outside this supervisor's graph is a no-op (the mailbox is shared by
-    /// every graph in the binary).
+    /// `Deactivate` → [`deactivate`](Self::deactivate), `Restart` →
+    /// [`restart`](Self::restart). A command naming a node outside this
+    /// supervisor's graph is a no-op (the mailbox is shared by every graph in
+    /// the binary).
+    ///
+    /// A missed ack is the `Err` (for `run()`, the end of the driver). A
+    /// restart that is refused or whose spawn fails is logged and, as an
+    /// `Activate`'s failed spawn, not an `Err` (the mailbox has no reply
+    /// path; [`failed_node`](Self::failed_node) names a failed spawn); call
+    /// [`restart`](Self::restart) directly for the value.
     #[cfg(feature = "control")]
     pub async fn apply_control(
         &self,
@@ -42,6 +51,14 @@ impl<const N: usize> Supervisor<N> {
                 Ok(())
             }
             ControlOp::Deactivate => self.deactivate(cmd.node).await,
+            ControlOp::Restart => match self.restart(cmd.node, spawner).await {
+                Err(crate::RestartError::Shutdown(e)) => Err(e),
+                Err(e) => {
+                    log_warn!("control: {}", e);
+                    Ok(())
+                }
+                Ok(()) => Ok(()),
+            },
         }
     }
 

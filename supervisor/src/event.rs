@@ -88,6 +88,23 @@ pub enum EventKind {
         /// The member stopped.
         node: &'static str,
     },
+    /// `restart` brought the node and its running dependents back.
+    Restarted {
+        /// The node restarted.
+        node: &'static str,
+    },
+    /// `restart` was refused, or a `deactivate` or `teardown` that began
+    /// meanwhile kept part of it down.
+    RestartRefused {
+        /// The node held down.
+        node: &'static str,
+    },
+    /// `wait_health` found a policed node stale (once per stale episode).
+    #[cfg(feature = "liveness")]
+    NodeStale {
+        /// The node.
+        node: &'static str,
+    },
     /// The driver applied a control command.
     #[cfg(feature = "control")]
     ControlApplied {

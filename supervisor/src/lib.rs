@@ -26,6 +26,8 @@ mod driver;
 mod enabled_if;
 mod error;
 mod graph;
+#[cfg(feature = "liveness")]
+mod health;
 mod node;
 mod notify;
 mod payload;
@@ -63,7 +65,7 @@ pub use render::Detail;
 /// The specification's name for [`Gate`] (what a node awaits before each spawn).
 pub use resource::Gate as ResourceGate;
 pub use resource::{Gate, Lent, Provided, ResourceSlot, SpawnerSlot};
-pub use supervisor::Supervisor;
+pub use supervisor::{RestartError, RestartRefusal, Supervisor};
 
 #[cfg(feature = "control")]
 pub use control::{
@@ -119,6 +121,11 @@ pub mod __private {
     /// `slot_timeout:` under a `#[cfg]` gate: the value, or 0 (the default)
     /// when the gate is off. A const fn keeps the spec a constant expression.
     pub const fn gated_ms(ms: u16, on: bool) -> u16 {
+        if on { ms } else { 0 }
+    }
+
+    /// `beat_timeout:` under a `#[cfg]` gate: the value, or 0 (not policed).
+    pub const fn gated_beat_ms(ms: u32, on: bool) -> u32 {
         if on { ms } else { 0 }
     }
 

@@ -95,8 +95,12 @@ pub(crate) mod flag {
     /// More than one task has waited on this node: the others wait with the
     /// crate-wide observers, which stop requests must then wake.
     pub const SHARED_WAIT: u16 = 1 << 9;
+    /// `wait_health` reported this instance stale (feature `liveness`); the
+    /// next beat clears it, so a node that recovers and stalls again is
+    /// reported again.
+    pub const STALE: u16 = 1 << 11;
     /// Flags a fresh activation starts without.
-    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME;
+    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -435,6 +439,25 @@ impl TaskNode {
     #[cfg(feature = "liveness")]
     pub fn beat(&self) {
         self.last_beat.store(now_ticks32(), Ordering::Release);
+        // A plain load on the hot path; the read-modify-write (and the
+        // wake of `wait_health`, which polices the node again) only on the
+        // recovery after a stale report.
+        if self.has(flag::STALE) {
+            self.state.fetch_and(!flag::STALE, Ordering::AcqRel);
+            notify::changed();
+        }
+    }
+
+    /// Ticks between the last beat and `now` (a truncated tick count).
+    #[cfg(feature = "liveness")]
+    pub(crate) fn beat_age_at(&self, now: u32) -> u32 {
+        now.wrapping_sub(self.last_beat.load(Ordering::Acquire))
+    }
+
+    /// Mark this instance reported stale: `true` if it was not yet.
+    #[cfg(feature = "liveness")]
+    pub(crate) fn claim_stale_report(&self) -> bool {
+        self.state.fetch_or(flag::STALE, Ordering::AcqRel) & flag::STALE == 0
     }
 
     /// embassy-time ticks since the last beat (a fresh spawn counts as one).
@@ -636,7 +659,7 @@ impl defmt::Format for TaskNode {
 }
 
 #[cfg(feature = "liveness")]
-fn now_ticks32() -> u32 {
+pub(crate) fn now_ticks32() -> u32 {
     // Truncation is intended: ages are computed with wrapping arithmetic, and
     // a 32-bit word needs no 64-bit atomics on 32-bit targets.
     crate::clock::now() as u32

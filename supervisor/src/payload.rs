@@ -13,6 +13,9 @@ pub enum ControlOp {
     Activate,
     /// Latch `disabled` and stop the node with its dependents.
     Deactivate,
+    /// Cycle the node and its running dependents, rest-for-one
+    /// ([`Supervisor::restart`](crate::Supervisor::restart)).
+    Restart,
 }
 
 /// A slot key: a name, or a small id (no string compare on firmware).

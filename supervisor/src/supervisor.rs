@@ -17,6 +17,10 @@ use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
+mod restart;
+
+pub use restart::{RestartError, RestartRefusal};
+
 const NO_NODE: u16 = u16::MAX;
 
 /// Orchestrates one [`Graph`]. Construction is free and `const`:
@@ -368,15 +372,7 @@ impl<const N: usize> Supervisor<N> {
         let mut set = Cascade::new(flag::DISABLED);
         set.mark(self.graph, seed);
         set.latch = flag::HELD;
-        // Walking the order forwards from the seed visits every dependency
-        // before its dependents (and nothing before the seed can be one): one
-        // pass closes the set over dependents, O(nodes + edges).
-        for &i in &self.graph.order[set.lo..] {
-            let i = i as usize;
-            if !set.has(i) && self.graph.deps[i].iter().any(|&d| set.has(d as usize)) {
-                set.mark(self.graph, i);
-            }
-        }
+        set.close_over_dependents(self.graph);
         let span = &self.graph.order[set.lo..=set.hi];
         for &i in span.iter().rev() {
             let member = self.graph.node(i as usize).filter(|_| set.has(i as usize));
@@ -675,6 +671,20 @@ impl<const N: usize> Cascade<N> {
                 if let Some(member) = graph.node(m).filter(|n| !n.is_detached()) {
                     self.add(graph, m, member);
                 }
+            }
+        }
+    }
+
+    /// Add every transitive dependent of the set (with its pool; detached
+    /// nodes never join, nor what depends on the set only through one).
+    /// Walking the order forwards from the set visits every dependency
+    /// before its dependents (and nothing before the set can be one): one
+    /// pass, O(nodes + edges) past the set.
+    fn close_over_dependents(&mut self, graph: &Graph<N>) {
+        for &i in &graph.order[self.lo..] {
+            let i = i as usize;
+            if !self.has(i) && graph.deps[i].iter().any(|&d| self.has(d as usize)) {
+                self.mark(graph, i);
             }
         }
     }

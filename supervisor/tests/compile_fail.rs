@@ -13,6 +13,10 @@ fn ui() {
     t.compile_fail("tests/ui/no_pool/*.rs");
     #[cfg(not(feature = "readiness"))]
     t.compile_fail("tests/ui/no_readiness/*.rs");
+    #[cfg(feature = "liveness")]
+    t.compile_fail("tests/ui/liveness/*.rs");
+    #[cfg(not(feature = "liveness"))]
+    t.compile_fail("tests/ui/no_liveness/*.rs");
     #[cfg(not(feature = "enabled-if"))]
     t.compile_fail("tests/ui/no_enabled_if/*.rs");
     #[cfg(feature = "local-resources")]

@@ -1,4 +1,5 @@
-//! Randomized model test: random sequences of supervisor verbs on the kit
+//! Randomized model test: random sequences of supervisor verbs (restart
+//! included) on the kit
 //! graph (8 nodes: Terminate, Pause, OnDemand, a diamond BASE→{T,P}→TOP, two
 //! `disabled` nodes, one node that detaches itself) against a small reference
 //! model of the spec's lifecycle table. After every step:
@@ -67,6 +68,8 @@ enum Verb {
     Deactivate(usize),
     /// The worker returns on its own (`mark_exited`).
     Exit(usize),
+    /// Rest-for-one restart (`Supervisor::restart`).
+    Restart(usize),
 }
 
 /// One node as the lifecycle table sees it.
@@ -95,6 +98,9 @@ impl NodeModel {
 struct Model {
     nodes: [NodeModel; N],
     modes: [Mode; N],
+    /// Between a teardown and the next `start` / `respawn_terminate` /
+    /// `activate`: a restart is refused.
+    halted: bool,
 }
 
 impl Model {
@@ -105,6 +111,7 @@ impl Model {
         Self {
             nodes,
             modes: core::array::from_fn(|i| NODES[i].mode()),
+            halted: false,
         }
     }
 
@@ -160,6 +167,7 @@ impl Model {
         let order = GRAPH.order.map(usize::from);
         match v {
             Verb::Start => {
+                self.halted = false;
                 for i in order {
                     let n = self.nodes[i];
                     if !(n.detached || n.blocked() || n.running || self.modes[i] == Mode::OnDemand)
@@ -169,6 +177,7 @@ impl Model {
                 }
             }
             Verb::Teardown | Verb::TeardownContinue => {
+                self.halted = true;
                 for i in order.into_iter().rev() {
                     if self.nodes[i].running && !self.nodes[i].detached {
                         self.stop(i);
@@ -176,6 +185,7 @@ impl Model {
                 }
             }
             Verb::RespawnTerminate => {
+                self.halted = false;
                 for i in order {
                     let n = self.nodes[i];
                     if self.modes[i] == Mode::Terminate && !(n.detached || n.blocked() || n.running)
@@ -209,6 +219,7 @@ impl Model {
                 if self.nodes[i].detached {
                     return true;
                 }
+                self.halted = false;
                 let mut set = self.cascade(i, true);
                 for j in order {
                     if !set[j] {
@@ -259,6 +270,28 @@ impl Model {
                 self.nodes[i].running = false;
                 self.nodes[i].parked = false;
             }
+            Verb::Restart(i) => {
+                let n = self.nodes[i];
+                if n.detached || n.blocked() || self.halted {
+                    return false;
+                }
+                // The node and its running dependents stop, dependents
+                // first; then they come back in dependency order.
+                let set = self.cascade(i, false);
+                let mut back = [false; N];
+                back[i] = true;
+                for j in order.into_iter().rev() {
+                    if set[j] && self.nodes[j].running {
+                        back[j] = true;
+                        self.stop(j);
+                    }
+                }
+                for j in order {
+                    if back[j] {
+                        self.up(j);
+                    }
+                }
+            }
         }
         true
     }
@@ -280,7 +313,7 @@ impl Model {
 
 fn pick(rng: &mut Rng, model: &Model) -> Verb {
     let i = rng.below(N);
-    match rng.below(11) {
+    match rng.below(12) {
         0 => Verb::Start,
         1 => Verb::Teardown,
         2 => Verb::TeardownContinue,
@@ -291,6 +324,7 @@ fn pick(rng: &mut Rng, model: &Model) -> Verb {
         7 => Verb::ResumeNode(i),
         8 => Verb::Activate(i),
         9 => Verb::Deactivate(i),
+        10 => Verb::Restart(i),
         _ => {
             // Only a running, non-Pause worker can return on its own (an exit
             // signal sent to a down node would latch into its next instance).
@@ -330,6 +364,7 @@ async fn run_verb(v: Verb, s: Spawner) -> bool {
             K[i].exit.signal(());
             true
         }
+        Verb::Restart(i) => SUP.restart(NODES[i], s).await.is_ok(),
     }
 }
 
@@ -416,6 +451,8 @@ async fn driver(s: Spawner) {
     let mut steps = 0usize;
     for seq in 0..SEQUENCES {
         let mut model = Model::new();
+        // `reset` ends in a teardown: every sequence but the first starts halted.
+        model.halted = seq > 0;
         let mut history = Vec::new();
         for step in 0..STEPS {
             let v = pick(&mut rng, &model);

@@ -27,6 +27,8 @@ pub(super) struct Clauses<'a> {
     pub cancel: Option<Span>,
     /// The value and its `#[cfg]` gate (always, if none).
     pub slot_timeout: Option<(&'a LitInt, Cfg)>,
+    /// `beat_timeout:` (keyword span, value, `#[cfg]` gate).
+    pub beat_timeout: Option<(Span, &'a LitInt, Cfg)>,
     pub executor: Option<&'a Ident>,
     /// Declared `disabled`, under this `#[cfg]` gate.
     pub disabled: Option<Cfg>,
@@ -68,7 +70,7 @@ pub(super) fn check_modes(site: &Site, errors: &mut Errors) {
 
 /// The clauses that only set a value on the node's spec, so a `#[cfg]` can
 /// gate them without changing the item's shape (its statics and shell).
-const GATEABLE: [&str; 3] = ["slot_timeout", "disabled", "enabled_if"];
+const GATEABLE: [&str; 4] = ["slot_timeout", "beat_timeout", "disabled", "enabled_if"];
 
 /// Each clause once, and only on the kind it belongs to; the rest is left
 /// out of the model (already reported).
@@ -119,6 +121,7 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::State(t, e) => c.state = Some((sp, t, e)),
             ClauseValue::Cancel => c.cancel = Some(sp),
             ClauseValue::SlotTimeout(l) => c.slot_timeout = Some((l, cfg)),
+            ClauseValue::BeatTimeout(l) => c.beat_timeout = Some((sp, l, cfg)),
             ClauseValue::Executor(e) => c.executor = Some(e),
             ClauseValue::Disabled => c.disabled = Some(cfg),
             ClauseValue::EnabledIf(e) => c.enabled_if = Some((sp, e, cfg)),

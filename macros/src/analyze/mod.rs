@@ -155,6 +155,7 @@ fn check_declaration(
     worker::check_pool_size(site, &c, errors);
     worker::check_executor(site, &c, &spawn, declared, errors);
     worker::check_slot_timeout(site, &c, errors);
+    worker::check_beat_timeout(site, &c, errors);
     worker::check_cancel(site, &c, errors);
     worker::check_exit(site, &c, errors);
     worker::check_state(site, &c, wide, errors);
@@ -177,6 +178,7 @@ fn check_declaration(
         state: c.state.map(|(s, t, e)| (s, t.clone(), e.clone())),
         cancel: c.cancel.is_some(),
         slot_timeout: c.slot_timeout.map(|(l, cfg)| (l.clone(), cfg)),
+        beat_timeout: c.beat_timeout.map(|(_, l, cfg)| (l.clone(), cfg)),
         executor: executor.map(|(e, _)| e.clone()),
         disabled: c.disabled,
         enabled_if: c.enabled_if.map(|(_, e, cfg)| (e.clone(), cfg)),

@@ -83,12 +83,11 @@ fn check_bounds(site: &Site, c: &Clauses, errors: &mut Errors) {
         c.max.and_then(|m| lit_value(m.1)),
     );
     for (which, v) in [(c.min, minv), (c.max, maxv)] {
-        if let (Some((_, e)), Some(x)) = (which, v) {
-            if x > 255 {
-                site.err(errors, first_span(e), "pool bounds must fit u8 (0..=255)");
-            }
+        if let (Some((_, e)), Some(true)) = (which, v.map(|x| x > 255)) {
+            site.err(errors, first_span(e), "pool bounds must fit u8 (0..=255)");
         }
     }
+    // Guards, not let-chains: the macro crate builds with the 1.87 toolchain.
     if let (Some(mn), Some(mx), Some((_, me))) = (minv, maxv, c.min) {
         if mn > mx {
             site.err(

@@ -191,6 +191,36 @@ pub(super) fn check_slot_timeout(site: &Site, c: &Clauses, errors: &mut Errors) 
     }
 }
 
+/// Pinned by: `liveness/beat_timeout_zero`, `no_liveness/beat_timeout_without_feature`.
+pub(super) fn check_beat_timeout(site: &Site, c: &Clauses, errors: &mut Errors) {
+    let Some((sp, l, _)) = &c.beat_timeout else {
+        return;
+    };
+    if !crate::liveness() {
+        site.err(
+            errors,
+            *sp,
+            "`beat_timeout:` needs the `liveness` feature of embassy-supervisor (it \
+             adds the heartbeat word to every node): enable it, or drop the clause",
+        );
+        return;
+    }
+    match l.base10_parse::<u32>() {
+        Ok(0) => site.err(
+            errors,
+            l.span(),
+            "`beat_timeout: 0` would report the node stale at once: give the longest \
+             gap between its beats in milliseconds, or drop the clause to not police it",
+        ),
+        Ok(_) => {}
+        Err(_) => site.err(
+            errors,
+            l.span(),
+            "`beat_timeout:` is in milliseconds and must fit a u32 (1..=4294967295)",
+        ),
+    }
+}
+
 /// Pinned by: `cancel_without_task`, `cancel_with_pause`,
 /// `cancel_with_pause_pool_member`.
 pub(super) fn check_cancel(site: &Site, c: &Clauses, errors: &mut Errors) {
@@ -217,30 +247,26 @@ pub(super) fn check_cancel(site: &Site, c: &Clauses, errors: &mut Errors) {
 /// Pinned by: `exit_without_task` (and, in the emitted shell,
 /// `exit_never_returns`, `exit_never_returns_cancel`).
 pub(super) fn check_exit(site: &Site, c: &Clauses, errors: &mut Errors) {
-    if let Some((sp, _)) = c.exit {
-        if !c.has_task() {
-            site.err(
-                errors,
-                sp,
-                "`exit:` without `task:`: the generated shell captures the worker's return \
-                 value; a `spawn:` task fn can `provide()` into its own slot",
-            );
-        }
+    if let (Some((sp, _)), false) = (c.exit, c.has_task()) {
+        site.err(
+            errors,
+            sp,
+            "`exit:` without `task:`: the generated shell captures the worker's return \
+             value; a `spawn:` task fn can `provide()` into its own slot",
+        );
     }
 }
 
 /// Pinned by: `no_enabled_if/enabled_if_without_feature` (and, on a pool,
 /// `enabled_if_on_pool` in `clauses::collect`).
 pub(super) fn check_enabled_if(site: &Site, c: &Clauses, errors: &mut Errors) {
-    if let Some((sp, _, _)) = c.enabled_if {
-        if !crate::enabled_if_feature() {
-            site.err(
-                errors,
-                sp,
-                "`enabled_if:` needs the `enabled-if` feature of embassy-supervisor (it adds \
-                 the predicate to every node's spec): enable it, or drop the clause",
-            );
-        }
+    if let (Some((sp, _, _)), false) = (&c.enabled_if, crate::enabled_if_feature()) {
+        site.err(
+            errors,
+            *sp,
+            "`enabled_if:` needs the `enabled-if` feature of embassy-supervisor (it adds \
+             the predicate to every node's spec): enable it, or drop the clause",
+        );
     }
 }
 

@@ -81,23 +81,39 @@ pub(super) fn node_expr(
     }
 }
 
-/// The value clauses on the spec chain: `slot_timeout:`, `disabled`,
+/// The value clauses on the spec chain: `slot_timeout:`, `beat_timeout:`, `disabled`,
 /// `enabled_if:`. A `#[cfg]`-gated value goes through a const fn (the spec
 /// must stay a constant expression, promoted to `'static`, which an `if`
 /// would not be) or, for a predicate, through a wrapper fn.
 fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
     let rt = rt();
     // Re-emitted unsuffixed: `100u32` in the DSL still means milliseconds.
-    if let Some((l, cfg)) = &u.slot_timeout {
-        if let Ok(ms) = l.base10_parse::<u16>() {
-            let lit = LitInt::new(&ms.to_string(), l.span());
-            spec.extend(if cfg.is_always() {
-                quote!(.with_slot_timeout(#lit))
-            } else {
-                let p = cfg.predicate();
-                quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
-            });
-        }
+    // No let-chains: the macro crate builds with the 1.87 toolchain.
+    let slot_ms = u
+        .slot_timeout
+        .as_ref()
+        .map(|(l, cfg)| (l, cfg, l.base10_parse::<u16>()));
+    if let Some((l, cfg, Ok(ms))) = slot_ms {
+        let lit = LitInt::new(&ms.to_string(), l.span());
+        spec.extend(if cfg.is_always() {
+            quote!(.with_slot_timeout(#lit))
+        } else {
+            let p = cfg.predicate();
+            quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
+        });
+    }
+    let beat_ms = u
+        .beat_timeout
+        .as_ref()
+        .map(|(l, cfg)| (l, cfg, l.base10_parse::<u32>()));
+    if let Some((l, cfg, Ok(ms))) = beat_ms {
+        let lit = LitInt::new(&ms.to_string(), l.span());
+        spec.extend(if cfg.is_always() {
+            quote!(.with_beat_timeout(#lit))
+        } else {
+            let p = cfg.predicate();
+            quote!(.with_beat_timeout(#rt::__private::gated_beat_ms(#lit, ::core::cfg!(#p))))
+        });
     }
     match &u.disabled {
         None => {}

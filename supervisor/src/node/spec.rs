@@ -44,6 +44,9 @@ pub struct NodeSpec {
     /// `enabled_if:`: `start()` latches `disabled` when it returns `false`.
     #[cfg(feature = "enabled-if")]
     pub(crate) enabled_if: Option<fn() -> bool>,
+    /// `beat_timeout:` in milliseconds (feature `liveness`); 0: not policed.
+    #[cfg(feature = "liveness")]
+    pub(crate) beat_timeout_ms: u32,
 }
 
 impl NodeSpec {
@@ -64,6 +67,8 @@ impl NodeSpec {
             disabled: false,
             #[cfg(feature = "enabled-if")]
             enabled_if: None,
+            #[cfg(feature = "liveness")]
+            beat_timeout_ms: 0,
         }
     }
 
@@ -123,6 +128,29 @@ impl NodeSpec {
     pub const fn with_enabled_if(mut self, enabled: fn() -> bool) -> Self {
         self.enabled_if = Some(enabled);
         self
+    }
+
+    /// Police this node's heartbeat (feature `liveness`): while it runs, it
+    /// must [`beat`](crate::TaskNode::beat) at least every `ms` milliseconds
+    /// or it reads as stale to [`Graph::all_fresh`](crate::Graph::all_fresh),
+    /// [`Graph::stale_nodes`](crate::Graph::stale_nodes) and
+    /// [`Graph::wait_health`](crate::Graph::wait_health). `0` polices nothing
+    /// (the default). Heartbeat ages are 32-bit tick counts: a timeout is
+    /// capped at `u32::MAX / 2` ticks (about 35 minutes at a 1 MHz tick).
+    #[cfg(feature = "liveness")]
+    pub const fn with_beat_timeout(mut self, ms: u32) -> Self {
+        self.beat_timeout_ms = ms;
+        self
+    }
+
+    /// The heartbeat budget set by [`with_beat_timeout`](Self::with_beat_timeout),
+    /// if the node is policed.
+    #[cfg(feature = "liveness")]
+    pub const fn beat_timeout(&self) -> Option<embassy_time::Duration> {
+        match self.beat_timeout_ms {
+            0 => None,
+            ms => Some(embassy_time::Duration::from_millis(ms as u64)),
+        }
     }
 
     /// The node's slot index in its graph. The macro sets it; a hand-built

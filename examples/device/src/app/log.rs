@@ -153,6 +153,7 @@ fn record(kind: EventKind) {
             match op {
                 embassy_supervisor::ControlOp::Activate => "activate",
                 embassy_supervisor::ControlOp::Deactivate => "deactivate",
+                embassy_supervisor::ControlOp::Restart => "restart",
             },
             0,
         ),
