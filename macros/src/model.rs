@@ -77,6 +77,8 @@ pub struct Unit {
     pub slot_timeout: Option<(LitInt, Cfg)>,
     /// `beat_timeout:` (feature `liveness`) and its `#[cfg]` gate.
     pub beat_timeout: Option<(LitInt, Cfg)>,
+    /// `ack_timeout:` and its `#[cfg]` gate.
+    pub ack_timeout: Option<(LitInt, Cfg)>,
     pub executor: Option<Ident>,
     /// `disabled`, under this `#[cfg]` gate.
     pub disabled: Option<Cfg>,

@@ -57,6 +57,7 @@ pub enum ClauseValue {
     Cancel,
     SlotTimeout(LitInt),
     BeatTimeout(LitInt),
+    AckTimeout(LitInt),
     Executor(Ident),
     Disabled,
     EnabledIf(Expr),
@@ -247,6 +248,12 @@ impl Parse for Clause {
                     "`beat_timeout:` takes milliseconds as an integer literal",
                 )
             })?),
+            "ack_timeout" => ClauseValue::AckTimeout(input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "`ack_timeout:` takes milliseconds as an integer literal",
+                )
+            })?),
             "executor" => ClauseValue::Executor(input.parse()?),
             "policy" => {
                 // `Type = expr` when the type cannot be read off a `Type::new(..)` call.
@@ -268,8 +275,8 @@ impl Parse for Clause {
                     keyword.span(),
                     format!(
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
-                         resources, exit, state, cancel, slot_timeout, beat_timeout, executor, \
-                         disabled, enabled_if (pools: policy, min, max)"
+                         resources, exit, state, cancel, slot_timeout, beat_timeout, ack_timeout, \
+                         executor, disabled, enabled_if (pools: policy, min, max)"
                     ),
                 ));
             }

@@ -33,6 +33,7 @@ const VOCAB: &[&str] = &[
     "cancel",
     "slot_timeout",
     "beat_timeout",
+    "ack_timeout",
     "executor",
     "default",
     "disabled",

@@ -129,6 +129,11 @@ pub mod __private {
         if on { ms } else { 0 }
     }
 
+    /// `ack_timeout:` under a `#[cfg]` gate: the value, or 0 (the 2 s default).
+    pub const fn gated_ack_ms(ms: u32, on: bool) -> u32 {
+        if on { ms } else { 0 }
+    }
+
     /// `disabled` under a `#[cfg]` gate.
     pub const fn disabled_if(spec: crate::NodeSpec, on: bool) -> crate::NodeSpec {
         if on { spec.disabled() } else { spec }

@@ -29,6 +29,8 @@ pub(super) struct Clauses<'a> {
     pub slot_timeout: Option<(&'a LitInt, Cfg)>,
     /// `beat_timeout:` (keyword span, value, `#[cfg]` gate).
     pub beat_timeout: Option<(Span, &'a LitInt, Cfg)>,
+    /// `ack_timeout:` (value, `#[cfg]` gate).
+    pub ack_timeout: Option<(&'a LitInt, Cfg)>,
     pub executor: Option<&'a Ident>,
     /// Declared `disabled`, under this `#[cfg]` gate.
     pub disabled: Option<Cfg>,
@@ -70,7 +72,13 @@ pub(super) fn check_modes(site: &Site, errors: &mut Errors) {
 
 /// The clauses that only set a value on the node's spec, so a `#[cfg]` can
 /// gate them without changing the item's shape (its statics and shell).
-const GATEABLE: [&str; 4] = ["slot_timeout", "beat_timeout", "disabled", "enabled_if"];
+const GATEABLE: [&str; 5] = [
+    "slot_timeout",
+    "beat_timeout",
+    "ack_timeout",
+    "disabled",
+    "enabled_if",
+];
 
 /// Each clause once, and only on the kind it belongs to; the rest is left
 /// out of the model (already reported).
@@ -122,6 +130,7 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::Cancel => c.cancel = Some(sp),
             ClauseValue::SlotTimeout(l) => c.slot_timeout = Some((l, cfg)),
             ClauseValue::BeatTimeout(l) => c.beat_timeout = Some((sp, l, cfg)),
+            ClauseValue::AckTimeout(l) => c.ack_timeout = Some((l, cfg)),
             ClauseValue::Executor(e) => c.executor = Some(e),
             ClauseValue::Disabled => c.disabled = Some(cfg),
             ClauseValue::EnabledIf(e) => c.enabled_if = Some((sp, e, cfg)),

@@ -156,6 +156,7 @@ fn check_declaration(
     worker::check_executor(site, &c, &spawn, declared, errors);
     worker::check_slot_timeout(site, &c, errors);
     worker::check_beat_timeout(site, &c, errors);
+    worker::check_ack_timeout(site, &c, errors);
     worker::check_cancel(site, &c, errors);
     worker::check_exit(site, &c, errors);
     worker::check_state(site, &c, wide, errors);
@@ -179,6 +180,7 @@ fn check_declaration(
         cancel: c.cancel.is_some(),
         slot_timeout: c.slot_timeout.map(|(l, cfg)| (l.clone(), cfg)),
         beat_timeout: c.beat_timeout.map(|(_, l, cfg)| (l.clone(), cfg)),
+        ack_timeout: c.ack_timeout.map(|(l, cfg)| (l.clone(), cfg)),
         executor: executor.map(|(e, _)| e.clone()),
         disabled: c.disabled,
         enabled_if: c.enabled_if.map(|(_, e, cfg)| (e.clone(), cfg)),

@@ -221,6 +221,27 @@ pub(super) fn check_beat_timeout(site: &Site, c: &Clauses, errors: &mut Errors) 
     }
 }
 
+/// Pinned by: `ack_timeout_zero`.
+pub(super) fn check_ack_timeout(site: &Site, c: &Clauses, errors: &mut Errors) {
+    let Some((l, _)) = &c.ack_timeout else {
+        return;
+    };
+    match l.base10_parse::<u32>() {
+        Ok(0) => site.err(
+            errors,
+            l.span(),
+            "`ack_timeout: 0` gives the node no time to ack its stop: give the longest \
+             stop it may take in milliseconds, or drop the clause for the 2 s default",
+        ),
+        Ok(_) => {}
+        Err(_) => site.err(
+            errors,
+            l.span(),
+            "`ack_timeout:` is in milliseconds and must fit a u32 (1..=4294967295)",
+        ),
+    }
+}
+
 /// Pinned by: `cancel_without_task`, `cancel_with_pause`,
 /// `cancel_with_pause_pool_member`.
 pub(super) fn check_cancel(site: &Site, c: &Clauses, errors: &mut Errors) {

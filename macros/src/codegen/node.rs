@@ -102,6 +102,19 @@ fn spec_values(m: &Model, u: &Unit, mut spec: TokenStream) -> TokenStream {
             quote!(.with_slot_timeout(#rt::__private::gated_ms(#lit, ::core::cfg!(#p))))
         });
     }
+    let ack_ms = u
+        .ack_timeout
+        .as_ref()
+        .map(|(l, cfg)| (l, cfg, l.base10_parse::<u32>()));
+    if let Some((l, cfg, Ok(ms))) = ack_ms {
+        let lit = LitInt::new(&ms.to_string(), l.span());
+        spec.extend(if cfg.is_always() {
+            quote!(.with_ack_timeout(#lit))
+        } else {
+            let p = cfg.predicate();
+            quote!(.with_ack_timeout(#rt::__private::gated_ack_ms(#lit, ::core::cfg!(#p))))
+        });
+    }
     let beat_ms = u
         .beat_timeout
         .as_ref()
