@@ -236,24 +236,9 @@ impl Parse for Clause {
             "cancel" => ClauseValue::Cancel,
             "disabled" => ClauseValue::Disabled,
             "enabled_if" => ClauseValue::EnabledIf(input.parse()?),
-            "slot_timeout" => ClauseValue::SlotTimeout(input.parse().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "`slot_timeout:` takes milliseconds as an integer literal",
-                )
-            })?),
-            "beat_timeout" => ClauseValue::BeatTimeout(input.parse().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "`beat_timeout:` takes milliseconds as an integer literal",
-                )
-            })?),
-            "ack_timeout" => ClauseValue::AckTimeout(input.parse().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "`ack_timeout:` takes milliseconds as an integer literal",
-                )
-            })?),
+            "slot_timeout" => ClauseValue::SlotTimeout(millis(input, "slot_timeout")?),
+            "beat_timeout" => ClauseValue::BeatTimeout(millis(input, "beat_timeout")?),
+            "ack_timeout" => ClauseValue::AckTimeout(millis(input, "ack_timeout")?),
             "executor" => ClauseValue::Executor(input.parse()?),
             "policy" => {
                 // `Type = expr` when the type cannot be read off a `Type::new(..)` call.
@@ -360,4 +345,14 @@ pub fn check_dollars(tokens: TokenStream) -> syn::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A value clause's milliseconds: an integer literal, or an error naming the clause.
+fn millis(input: ParseStream, clause: &str) -> syn::Result<LitInt> {
+    input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("`{clause}:` takes milliseconds as an integer literal"),
+        )
+    })
 }
