@@ -66,8 +66,12 @@ def main():
         svg_state = drv.find_element(By.CSS_SELECTOR, 'g[id="g-NET"]').get_attribute("data-state")
         assert svg_state == "disabled", f"graph node NET is {svg_state}"
         print("  ok  the page shows NET disabled and its dependents (HTTP workers, REPORT) down")
-        events = drv.find_element(By.ID, "events").text
-        assert "control NET deactivate" in events, events
+        # The event list polls /api/events on its own timer, apart from the
+        # state table: wait for its next fetch rather than read it at once.
+        try:
+            wait.until(lambda d: "control NET deactivate" in d.find_element(By.ID, "events").text)
+        except TimeoutException:
+            raise AssertionError(drv.find_element(By.ID, "events").text)
         print("  ok  the event list shows the control command")
         time.sleep(1.2)
         drv.save_screenshot(SHOT)
