@@ -2,8 +2,10 @@
 //! shared by every graph in the binary and applied by the one driver
 //! (`Supervisor::run`, or a hand-written `wait_control` + `apply_control` loop).
 
+use core::cell::RefCell;
+
+use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::channel::Channel;
 use maitake_sync::WaitQueue;
 
 use crate::TaskNode;
@@ -22,13 +24,48 @@ pub struct ControlCommand {
     pub op: ControlOp,
 }
 
-static MAILBOX: Channel<CriticalSectionRawMutex, ControlCommand, CONTROL_QUEUE_DEPTH> =
-    Channel::new();
+/// The queued commands, oldest first. Not a `Channel`: a driver takes the
+/// oldest command *for its own graph*, so two graphs' `run()` loops share the
+/// mailbox without one taking (and dropping) the other's command.
+static MAILBOX: Mutex<CriticalSectionRawMutex, RefCell<Queue>> =
+    Mutex::new(RefCell::new(Queue::new()));
 
-// The channel is only ever used through `try_send` / `try_receive`: its own
-// waker slots hold one sender and one receiver, and two tasks waiting on one
-// of them would wake each other forever. Waiters sleep in these intrusive
-// lists instead, any number of them.
+/// A FIFO of at most [`CONTROL_QUEUE_DEPTH`] commands.
+struct Queue {
+    cmds: [Option<ControlCommand>; CONTROL_QUEUE_DEPTH],
+    len: usize,
+}
+
+impl Queue {
+    const fn new() -> Self {
+        Self {
+            cmds: [None; CONTROL_QUEUE_DEPTH],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, cmd: ControlCommand) -> Result<(), ControlQueueFull> {
+        let slot = self.cmds.get_mut(self.len).ok_or(ControlQueueFull)?;
+        *slot = Some(cmd);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Remove and return the oldest command `wanted` accepts; the others
+    /// keep their order. O(depth).
+    fn take(&mut self, wanted: &dyn Fn(&TaskNode) -> bool) -> Option<ControlCommand> {
+        let live = &mut self.cmds[..self.len];
+        let at = live
+            .iter()
+            .position(|c| c.is_some_and(|c| wanted(c.node)))?;
+        let cmd = live[at].take();
+        live[at..].rotate_left(1);
+        self.len -= 1;
+        cmd
+    }
+}
+
+// Waiters sleep in these intrusive lists, any number of them.
 /// Senders waiting for room.
 static ROOM: WaitQueue = WaitQueue::new();
 /// Drivers waiting for a command.
@@ -55,17 +92,25 @@ pub fn try_request_control(node: &'static TaskNode, op: ControlOp) -> Result<(),
 }
 
 fn try_queue(cmd: ControlCommand) -> Result<(), ControlQueueFull> {
-    MAILBOX.try_send(cmd).map_err(|_| ControlQueueFull)?;
+    MAILBOX.lock(|q| q.borrow_mut().push(cmd))?;
     MAIL.wake_all();
     Ok(())
 }
 
-/// Receive the next command (for a hand-written driver loop).
+/// Receive the oldest command, whatever graph its node is in (for a
+/// hand-written driver loop that is the binary's only control driver).
 pub async fn wait_control() -> ControlCommand {
+    wait_control_where(&|_| true).await
+}
+
+/// Receive the oldest command whose node `wanted` accepts, leaving the
+/// others queued in order for their own driver. `Supervisor::run` takes only
+/// its own graph's commands this way.
+pub async fn wait_control_where(wanted: &dyn Fn(&TaskNode) -> bool) -> ControlCommand {
     loop {
         // Created before the attempt: it sees every wake after this point.
         let mail = MAIL.wait();
-        if let Ok(cmd) = MAILBOX.try_receive() {
+        if let Some(cmd) = MAILBOX.lock(|q| q.borrow_mut().take(wanted)) {
             ROOM.wake_all();
             return cmd;
         }

@@ -99,8 +99,13 @@ impl<const N: usize> Supervisor<N> {
             #[cfg(feature = "control")]
             {
                 use embassy_futures::select::{Either, select};
-                let next =
-                    select(crate::control::wait_control(), wait_change(epoch, deadline)).await;
+                // Only this graph's commands: another graph's driver takes its own.
+                let mine = |n: &crate::TaskNode| self.graph().index_of(n).is_some();
+                let next = select(
+                    crate::control::wait_control_where(&mine),
+                    wait_change(epoch, deadline),
+                )
+                .await;
                 if let Either::First(cmd) = next {
                     if let Err(e) = self.apply_control(cmd, spawner).await {
                         return RunError::Shutdown(e);

@@ -70,7 +70,7 @@ pub use supervisor::{RestartError, RestartRefusal, Supervisor};
 #[cfg(feature = "control")]
 pub use control::{
     CONTROL_QUEUE_DEPTH, ControlCommand, ControlOp, request_control, try_request_control,
-    wait_control,
+    wait_control, wait_control_where,
 };
 #[cfg(feature = "lifecycle-sink")]
 pub use node::{LifecycleSink, set_lifecycle_sink};
