@@ -37,14 +37,10 @@ static DEFAULT: TaskNode = TaskNode::new(
 static GRAPH: Graph<2> = Graph::new([Some(&PATIENT), Some(&DEFAULT)], [&[], &[]]);
 static SUP: Supervisor<2> = Supervisor::new(&GRAPH);
 
-/// Move the mock clock `secs` seconds, one second at a time, letting every
-/// task run in between.
-async fn seconds(secs: u64) {
-    for _ in 0..secs {
-        common::settle().await;
-        common::advance(Duration::from_secs(1));
-    }
-    common::settle().await;
+/// Four seconds of mock time, one at a time: past the 2 s default ack
+/// window and the 3 s the worker takes, with every task run in between.
+fn four_seconds() -> impl core::future::Future<Output = ()> {
+    common::advance_in_steps(Duration::from_secs(4), Duration::from_secs(1))
 }
 
 #[test]
@@ -60,19 +56,19 @@ fn a_node_ack_timeout_replaces_the_default_on_every_stop_path() {
         common::settle().await;
 
         // stop_node: 3 s of cleanup fits in 5 s.
-        let (r, ()) = join(SUP.stop_node(&PATIENT), seconds(4)).await;
+        let (r, ()) = join(SUP.stop_node(&PATIENT), four_seconds()).await;
         assert!(r.is_ok(), "PATIENT's 3 s stop fits its 5 s window");
         assert!(!PATIENT.is_running());
 
         // The same stop on a default node misses its 2 s window.
-        let (r, ()) = join(SUP.stop_node(&DEFAULT), seconds(4)).await;
+        let (r, ()) = join(SUP.stop_node(&DEFAULT), four_seconds()).await;
         assert_eq!(r.unwrap_err().node.name, "DEFAULT");
 
         // teardown uses the node's window too (DEFAULT acked late: down).
         assert!(!DEFAULT.is_running());
         SUP.start_node(&PATIENT, s).await.unwrap();
         common::settle().await;
-        let (r, ()) = join(SUP.teardown(), seconds(4)).await;
+        let (r, ()) = join(SUP.teardown(), four_seconds()).await;
         assert!(r.is_ok(), "teardown waits PATIENT's 5 s, not 2 s");
         assert!(!PATIENT.is_running() && !DEFAULT.is_running());
         common::pass();

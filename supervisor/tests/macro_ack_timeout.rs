@@ -25,12 +25,10 @@ supervisor_graph! {
 
 static SUP: Supervisor<2> = Supervisor::new(&GRAPH);
 
-async fn seconds(secs: u64) {
-    for _ in 0..secs {
-        common::settle().await;
-        common::advance(Duration::from_secs(1));
-    }
-    common::settle().await;
+/// Four seconds of mock time, one at a time: past the 2 s default ack
+/// window and the 3 s the worker takes, with every task run in between.
+fn four_seconds() -> impl core::future::Future<Output = ()> {
+    common::advance_in_steps(Duration::from_secs(4), Duration::from_secs(1))
 }
 
 #[test]
@@ -44,9 +42,9 @@ fn ack_timeout_clause_sets_the_window_and_its_cfg_gate_can_turn_it_off() {
         );
         SUP.start(s).await.unwrap();
         common::settle().await;
-        let (r, ()) = join(SUP.stop_node(&MODEM), seconds(4)).await;
+        let (r, ()) = join(SUP.stop_node(&MODEM), four_seconds()).await;
         assert!(r.is_ok(), "MODEM's 3 s stop fits its 5 s window");
-        let (r, ()) = join(SUP.stop_node(&FLASH), seconds(4)).await;
+        let (r, ()) = join(SUP.stop_node(&FLASH), four_seconds()).await;
         assert_eq!(
             r.unwrap_err().node.name,
             "FLASH",

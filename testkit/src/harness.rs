@@ -72,6 +72,20 @@ pub async fn advance_after_idle(d: Duration) {
     advance(d);
 }
 
+/// Move the mock clock forward `d` in steps of `step`, letting every task on
+/// this executor run to its next await point before each step and after the
+/// last: timers due in between fire in order, as they would on a device.
+pub async fn advance_in_steps(d: Duration, step: Duration) {
+    let mut left = d;
+    while left > Duration::from_ticks(0) {
+        let now = if left < step { left } else { step };
+        settle().await;
+        advance(now);
+        left -= now;
+    }
+    settle().await;
+}
+
 /// Yield enough times for every ready task on this executor to run to its
 /// next await point.
 pub async fn settle() {

@@ -83,8 +83,8 @@ pub mod log;
 mod worker;
 
 pub use harness::{
-    TimedOut, WALL_LIMIT, advance, advance_after_idle, describe, nodes_of, pass, run, settle,
-    wait_until,
+    TimedOut, WALL_LIMIT, advance, advance_after_idle, advance_in_steps, describe, nodes_of, pass,
+    run, settle, wait_until,
 };
 pub use log::Event;
 pub use worker::{serve, spawn_worker, worker};
