@@ -106,10 +106,28 @@ pub enum Refusal {
     Halted,
 }
 
+// Three words (see the module doc), and a `Result` adds nothing.
+const _: () = assert!(core::mem::size_of::<NodeFault>() <= 3 * core::mem::size_of::<usize>());
+const _: () =
+    assert!(core::mem::size_of::<Result<(), NodeFault>>() == core::mem::size_of::<NodeFault>());
+
 impl NodeFault {
     /// A fault of `kind` on `node`.
     pub const fn new(node: &'static TaskNode, kind: FaultKind) -> Self {
         Self { node, kind }
+    }
+
+    /// True if something that wins over the verb decided the outcome, not a
+    /// malfunction: a [`Refused`](FaultKind::Refused) (a `disabled` or held
+    /// latch, a detached node, a node outside the graph, a teardown) or a
+    /// spent restart budget ([`BudgetSpent`](FaultKind::BudgetSpent)).
+    /// [`run`](crate::Supervisor::run) logs such a fault from a control
+    /// command and drives on.
+    pub const fn is_refusal(&self) -> bool {
+        matches!(
+            self.kind,
+            FaultKind::Refused(_) | FaultKind::BudgetSpent { .. }
+        )
     }
 }
 
