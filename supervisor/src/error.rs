@@ -48,13 +48,6 @@ impl defmt::Format for ShutdownTimeout {
     }
 }
 
-/// What [`Supervisor::run`](crate::Supervisor::run) returned before the one
-/// fault type: now a [`NodeFault`](crate::NodeFault) (`Spawn(e)` is a bring-up
-/// fault naming the node and its gate, `Shutdown(e)` is
-/// [`FaultKind::AckMissed`](crate::FaultKind::AckMissed)).
-#[deprecated(since = "0.5.0", note = "use `NodeFault`")]
-pub type RunError = crate::NodeFault;
-
 /// The control mailbox was full; the command was *not* queued (nothing is
 /// dropped silently). Retry, or use the awaiting `request_control`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -88,6 +88,12 @@ pub enum FaultKind {
     },
 }
 
+/// What [`Supervisor::run`](crate::Supervisor::run) returned before the one
+/// fault type: now a [`NodeFault`] (`Spawn(e)` is a bring-up fault naming the
+/// node and its gate, `Shutdown(e)` is [`FaultKind::AckMissed`]).
+#[deprecated(since = "0.5.0", note = "use `NodeFault`")]
+pub type RunError = NodeFault;
+
 /// Why a verb would not act on a node ([`FaultKind::Refused`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -58,9 +58,9 @@ pub mod event;
 #[cfg(feature = "trace")]
 pub mod trace;
 
-#[allow(deprecated)]
-pub use error::RunError;
 pub use error::{ControlQueueFull, ShutdownTimeout};
+#[allow(deprecated)]
+pub use fault::RunError;
 pub use fault::{FaultKind, NodeFault, Refusal};
 pub use graph::Graph;
 pub use node::{

@@ -524,13 +524,15 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// The atomic step found `node` with these flags: up (another bring-up
-    /// won, its outcome is ours), or latched `disabled` / detached meanwhile.
+    /// won, its outcome is ours), latched `disabled` / held / detached
+    /// meanwhile, or (a resume) its parked instance quit meanwhile: that
+    /// instance is still being freed, so it is the busy task pool.
     fn lost_race(&self, node: &'static TaskNode, flags: u16) -> Result<(), NodeFault> {
         if flags & flag::RUNNING != 0 {
             return Ok(());
         }
-        let why = blocked_by(flags).unwrap_or(Refusal::Disabled);
-        self.spawned(node, Err(why.into()))
+        let kind = blocked_by(flags).map_or(FaultKind::SpawnBusy, FaultKind::Refused);
+        self.spawned(node, Err(kind))
     }
 
     /// The node waits for something before it spawns: a resource or
