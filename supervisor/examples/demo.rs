@@ -3,7 +3,7 @@
 //! a sensor paused and resumed in place, a worker pool growing under load and
 //! shrinking after its cooldown, a control command cascading, a controller
 //! job queue, a sleep/wake cycle, and a wedged worker coming back as a
-//! `ShutdownTimeout` that names it.
+//! `NodeFault` that names it.
 //!
 //! Run: `cargo run -p embassy-supervisor --example demo --features control,pool,controller`
 //! (add `,trace` for a CPU table per node at the end).
@@ -383,10 +383,7 @@ async fn scenario(s: Spawner) -> Result<(), String> {
     };
     line(
         Some(t.elapsed()),
-        &format!(
-            "teardown(): ShutdownTimeout {{ node: {} }} after the 2 s ack timeout",
-            timeout.node.name
-        ),
+        &format!("teardown(): {timeout} (after the 2 s ack timeout)"),
     );
     // Give up on it (a watchdog reset would be next on a device) and stop
     // the rest: a detached node is skipped by every supervisor operation.

@@ -3,7 +3,6 @@
 //! guard. Defined here, below both, so the supervisor holds a controller
 //! without importing the `controller` module, which builds on the supervisor.
 
-use embassy_executor::SpawnError;
 use embassy_time::Instant;
 
 use crate::TaskNode;
@@ -24,7 +23,9 @@ mod sealed {
         /// Apply submissions and resolve owners that are down; then, if
         /// `admit`, pick the next job to start.
         fn next_admission(&self, admit: bool) -> Option<Admission>;
-        fn admitted(&self, a: Admission, result: Result<(), SpawnError>);
+        /// The admission's bring-up finished: `spawned` or not (the
+        /// driver keeps the fault; the controller needs only the outcome).
+        fn admitted(&self, a: Admission, spawned: bool);
         fn close(&self);
         fn reopen(&self);
         /// The owner of a slot that has waited longer than the owner's ack

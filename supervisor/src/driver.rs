@@ -8,9 +8,7 @@ use embassy_time::Instant;
 
 #[cfg(feature = "control")]
 use crate::control::{ControlCommand, ControlOp};
-use crate::error::RunError;
-#[cfg(any(feature = "pool", feature = "control"))]
-use crate::error::ShutdownTimeout;
+use crate::fault::NodeFault;
 #[cfg(feature = "control")]
 use crate::log::log_warn;
 #[cfg(feature = "pool")]
@@ -26,17 +24,18 @@ impl<const N: usize> Supervisor<N> {
     /// supervisor's graph is a no-op (the mailbox is shared by every graph in
     /// the binary).
     ///
-    /// A missed ack is the `Err` (for `run()`, the end of the driver). A
-    /// restart that is refused or whose spawn fails is logged and, as an
-    /// `Activate`'s failed spawn, not an `Err` (the mailbox has no reply
-    /// path; [`failed_node`](Self::failed_node) names a failed spawn); call
-    /// [`restart`](Self::restart) directly for the value.
+    /// The `Err` is the verb's [`NodeFault`]: a missed ack, a node an
+    /// `Activate` or `Restart` could not bring up, a refusal (a restart of a
+    /// disabled node). `run()` ends on the first two (the mailbox has no
+    /// reply path, so `run`'s value is how the application hears of a node
+    /// that should be up and is not) and logs a refusal
+    /// ([`NodeFault::is_refusal`]) and drives on: nothing malfunctioned.
     #[cfg(feature = "control")]
     pub async fn apply_control(
         &self,
         cmd: ControlCommand,
         spawner: Spawner,
-    ) -> Result<(), ShutdownTimeout> {
+    ) -> Result<(), NodeFault> {
         if self.graph().index_of(cmd.node).is_none() {
             return Ok(());
         }
@@ -46,27 +45,18 @@ impl<const N: usize> Supervisor<N> {
             op: cmd.op,
         });
         match cmd.op {
-            ControlOp::Activate => {
-                self.activate(cmd.node, spawner).await;
-                Ok(())
-            }
+            ControlOp::Activate => self.activate(cmd.node, spawner).await,
             ControlOp::Deactivate => self.deactivate(cmd.node).await,
-            ControlOp::Restart => match self.restart(cmd.node, spawner).await {
-                Err(crate::RestartError::Shutdown(e)) => Err(e),
-                Err(e) => {
-                    log_warn!("control: {}", e);
-                    Ok(())
-                }
-                Ok(()) => Ok(()),
-            },
+            ControlOp::Restart => self.restart(cmd.node, spawner).await,
         }
     }
 
     /// Drive the graph's pools forever: wake on load and lifecycle changes and
     /// on policy deadlines (never polls), grow and shrink one member at a
     /// time. Completes only when a shrink hits a member that misses its ack.
+    /// The fault is [`FaultKind::AckMissed`](crate::FaultKind::AckMissed).
     #[cfg(feature = "pool")]
-    pub async fn run_pools(&self, spawner: Spawner) -> ShutdownTimeout {
+    pub async fn run_pools(&self, spawner: Spawner) -> NodeFault {
         loop {
             let epoch = notify::epoch();
             match self.scale_pools(spawner).await {
@@ -76,25 +66,32 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
-    /// `start`, then drive pools and control forever. Returns only on error:
-    /// a failed bring-up, or a stop (shrink, `Deactivate`) that missed its ack.
-    pub async fn run(&self, spawner: Spawner) -> RunError {
+    /// `start`, then drive pools, the controller and control forever.
+    /// Returns only on a fault, naming the node: a failed bring-up (which
+    /// gate stayed closed, or why the spawn was refused), a control command
+    /// that could not bring a node up (`Activate`, `Restart`; see
+    /// [`apply_control`](Self::apply_control)), or a stop (pool shrink,
+    /// `Deactivate`, `Restart`, a controller's Replace) that missed its ack.
+    /// A refused control command is logged, not returned; a pool member that
+    /// fails to grow is not a fault either: the pool tries again at its next
+    /// change.
+    pub async fn run(&self, spawner: Spawner) -> NodeFault {
         if let Err(e) = self.start(spawner).await {
-            return RunError::Spawn(e);
+            return e;
         }
         loop {
             let epoch = notify::epoch();
             #[cfg(feature = "pool")]
             let deadline = match self.scale_pools(spawner).await {
                 Ok(d) => d,
-                Err(e) => return RunError::Shutdown(e),
+                Err(e) => return e,
             };
             #[cfg(not(feature = "pool"))]
             let deadline = None;
             #[cfg(feature = "controller")]
             let deadline = match self.drive_controller(spawner).await {
                 Ok(due) => earliest(deadline, due),
-                Err(e) => return RunError::Shutdown(e),
+                Err(e) => return e,
             };
             #[cfg(feature = "control")]
             {
@@ -107,8 +104,10 @@ impl<const N: usize> Supervisor<N> {
                 )
                 .await;
                 if let Either::First(cmd) = next {
-                    if let Err(e) = self.apply_control(cmd, spawner).await {
-                        return RunError::Shutdown(e);
+                    match self.apply_control(cmd, spawner).await {
+                        Err(e) if e.is_refusal() => log_warn!("control: {}", e),
+                        Err(e) => return e,
+                        Ok(()) => {}
                     }
                 }
             }
@@ -121,7 +120,7 @@ impl<const N: usize> Supervisor<N> {
     /// The decisions are synchronous ([`pool_step`](Self::pool_step)); this
     /// future only waits for a shrink's ack or a gated member's bring-up.
     #[cfg(feature = "pool")]
-    async fn scale_pools(&self, spawner: Spawner) -> Result<Option<Instant>, ShutdownTimeout> {
+    async fn scale_pools(&self, spawner: Spawner) -> Result<Option<Instant>, NodeFault> {
         let mut pass = PoolPass::default();
         loop {
             match self.pool_step(&mut pass, spawner) {

@@ -10,7 +10,9 @@ use crate::TaskNode;
 /// sets its own with [`NodeSpec::with_ack_timeout`](crate::NodeSpec::with_ack_timeout)).
 ///
 /// The node is still running (from the supervisor's point of view); the
-/// application decides the escalation (retry, log, hardware reset).
+/// application decides the escalation (retry, log, hardware reset). The
+/// verbs return it as a [`NodeFault`](crate::NodeFault) of kind
+/// [`AckMissed`](crate::FaultKind::AckMissed) (`From` converts).
 #[derive(Clone, Copy)]
 pub struct ShutdownTimeout {
     /// The node that missed its ack.
@@ -43,49 +45,6 @@ impl core::error::Error for ShutdownTimeout {}
 impl defmt::Format for ShutdownTimeout {
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(f, "node `{=str}` missed its shutdown ack", self.node.name)
-    }
-}
-
-/// Why [`Supervisor::run`](crate::Supervisor::run) returned.
-#[derive(Clone, Copy, Debug)]
-pub enum RunError {
-    /// Bring-up (`start`) failed to spawn a node;
-    /// [`Supervisor::failed_node`](crate::Supervisor::failed_node) names it.
-    Spawn(embassy_executor::SpawnError),
-    /// A stop issued by the driver (pool shrink or control command) missed its ack.
-    Shutdown(ShutdownTimeout),
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::Spawn(e) => write!(f, "bring-up failed: {e}"),
-            RunError::Shutdown(e) => fmt::Display::fmt(e, f),
-        }
-    }
-}
-
-impl core::error::Error for RunError {}
-
-impl From<ShutdownTimeout> for RunError {
-    fn from(e: ShutdownTimeout) -> Self {
-        RunError::Shutdown(e)
-    }
-}
-
-impl From<embassy_executor::SpawnError> for RunError {
-    fn from(e: embassy_executor::SpawnError) -> Self {
-        RunError::Spawn(e)
-    }
-}
-
-#[cfg(feature = "defmt")]
-impl defmt::Format for RunError {
-    fn format(&self, f: defmt::Formatter) {
-        match self {
-            RunError::Spawn(e) => defmt::write!(f, "bring-up failed: {}", e),
-            RunError::Shutdown(e) => defmt::write!(f, "{}", e),
-        }
     }
 }
 

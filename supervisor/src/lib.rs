@@ -9,9 +9,11 @@
 //! compile-time dependency order) and [`Supervisor`] (the verbs). Declare the
 //! graph with `supervisor_graph!` (feature `macros`) or by hand.
 //!
-//! Every outcome is a value: a missed shutdown ack is a [`ShutdownTimeout`]
-//! naming the node, an empty resource slot is a `SpawnError::Busy`, a full
-//! control mailbox is a [`ControlQueueFull`]. The library never panics on them.
+//! Every outcome is a value: each verb's error is a [`NodeFault`] naming the
+//! node and what went wrong ([`FaultKind`]: a missed shutdown ack, an empty
+//! resource slot, an unpublished executor, a `ready` dependency that never
+//! came up, a busy task pool, a refusal); a full control mailbox is a
+//! [`ControlQueueFull`]. The library never panics on them.
 #![no_std]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -25,6 +27,7 @@ mod driver;
 #[cfg(feature = "enabled-if")]
 mod enabled_if;
 mod error;
+mod fault;
 mod graph;
 #[cfg(feature = "liveness")]
 mod health;
@@ -55,7 +58,10 @@ pub mod event;
 #[cfg(feature = "trace")]
 pub mod trace;
 
-pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
+pub use error::{ControlQueueFull, ShutdownTimeout};
+#[allow(deprecated)]
+pub use fault::RunError;
+pub use fault::{FaultKind, NodeFault, Refusal};
 pub use graph::Graph;
 pub use node::{
     Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SHUTDOWN_ACK_TIMEOUT, SpawnFn, TaskNode,
@@ -65,7 +71,9 @@ pub use render::Detail;
 /// The specification's name for [`Gate`] (what a node awaits before each spawn).
 pub use resource::Gate as ResourceGate;
 pub use resource::{Gate, Lent, Provided, ResourceSlot, SpawnerSlot};
-pub use supervisor::{RestartError, RestartRefusal, Supervisor};
+pub use supervisor::Supervisor;
+#[allow(deprecated)]
+pub use supervisor::{RestartError, RestartRefusal};
 
 #[cfg(feature = "control")]
 pub use control::{

@@ -6,10 +6,11 @@
 //! `respawn_terminate`, `resume_pausable`), single-node (`start_node`,
 //! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use portable_atomic::{AtomicBool, AtomicU16, AtomicU32, Ordering};
 
 use crate::error::ShutdownTimeout;
+use crate::fault::{FaultKind, NodeFault, Refusal};
 use crate::log::{log_debug, log_warn};
 use crate::node::transition;
 use crate::node::{Mode, flag};
@@ -19,6 +20,7 @@ use crate::{Graph, TaskNode, notify};
 
 mod restart;
 
+#[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
 
 const NO_NODE: u16 = u16::MAX;
@@ -109,14 +111,15 @@ impl<const N: usize> Supervisor<N> {
     /// it twice spawns nothing twice); a `Pause` instance parked by an earlier
     /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
     ///
-    /// Stops at the first failed spawn and returns its error;
-    /// [`failed_node`](Self::failed_node) names the node. Under `trace` it
+    /// Stops at the first failed spawn and returns its [`NodeFault`] (which
+    /// gate stayed closed, or why the spawn was refused); [`failed_node`](Self::failed_node)
+    /// names the node too. Under `trace` it
     /// also registers the graph with the recorders. Under `enabled-if` it
     /// first asks each down node's `enabled_if:` predicate, when called, and
     /// latches `disabled` on a no.
     // A plain fn returning the shared bring-up future: no wrapper state
     // machine per verb (flash).
-    pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), SpawnError>> + '_ {
+    pub fn start(&self, spawner: Spawner) -> impl Future<Output = Result<(), NodeFault>> + '_ {
         #[cfg(feature = "enabled-if")]
         self.latch_enabled_if();
         #[cfg(feature = "trace")]
@@ -129,8 +132,9 @@ impl<const N: usize> Supervisor<N> {
     /// Reverse-dependency shutdown: each running node is asked to stop and its
     /// ack awaited before its dependencies are stopped. Detached and down nodes
     /// are skipped. Aborts at the first missed ack, so a still-live dependent
-    /// never loses its dependencies; the graph is then partially down.
-    pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
+    /// never loses its dependencies; the graph is then partially down. The
+    /// fault is [`FaultKind::AckMissed`] naming the wedged node.
+    pub async fn teardown(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
@@ -144,7 +148,7 @@ impl<const N: usize> Supervisor<N> {
 
     /// Best-effort teardown for the "hardware reset next" path: visits every
     /// node past a wedged one and returns the first timeout at the end.
-    pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
+    pub async fn teardown_continue(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
@@ -155,7 +159,7 @@ impl<const N: usize> Supervisor<N> {
             }
             if let Err(e) = stop(node).await {
                 if first.is_ok() {
-                    first = Err(e);
+                    first = Err(e.into());
                 }
             }
         }
@@ -171,7 +175,7 @@ impl<const N: usize> Supervisor<N> {
     pub fn respawn_terminate(
         &self,
         spawner: Spawner,
-    ) -> impl Future<Output = Result<(), SpawnError>> + '_ {
+    ) -> impl Future<Output = Result<(), NodeFault>> + '_ {
         self.bring_up_in_order(spawner, |n| n.mode() == Mode::Terminate)
     }
 
@@ -184,7 +188,7 @@ impl<const N: usize> Supervisor<N> {
         // A fn pointer, not `impl Fn`: one copy of this state machine serves
         // both callers.
         wanted: fn(&TaskNode) -> bool,
-    ) -> Result<(), SpawnError> {
+    ) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
@@ -217,26 +221,24 @@ impl<const N: usize> Supervisor<N> {
 
     /// Start one node, no cascade. Idempotent on a running node; resumes a
     /// parked `Pause` instance in place; a detached node is left alone
-    /// (`Ok`). A `disabled` node is refused with `SpawnError::Busy`: the latch
-    /// is cleared only by `activate`.
+    /// (`Ok`). A `disabled` or held node is refused
+    /// ([`Refusal::Disabled`] / [`Refusal::Held`]): only `activate` lifts
+    /// them.
     pub async fn start_node(
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
-    ) -> Result<(), SpawnError> {
+    ) -> Result<(), NodeFault> {
         let f = node.flags();
         if f & (flag::DETACHED | flag::RUNNING) != 0 {
             return Ok(());
         }
         #[cfg(feature = "enabled-if")]
         let f = if node.lift_gated() { node.flags() } else { f };
-        if f & (flag::DISABLED | flag::HELD) != 0 {
-            log_warn!(
-                "start_node: `{}` is disabled or held by a deactivated dependency \
-                 (activate it first)",
-                node.name
-            );
-            return Err(SpawnError::Busy);
+        if let Some(why) = blocked_by(f) {
+            let fault = NodeFault::new(node, FaultKind::Refused(why));
+            log_warn!("start_node: {}", fault);
+            return Err(fault);
         }
         let result = self.bring_up(node, spawner, self.era()).await;
         notify::changed();
@@ -245,9 +247,9 @@ impl<const N: usize> Supervisor<N> {
 
     /// Stop one node and await its ack (for a `Pause` node this is the
     /// single-node pause). No-op on a down or detached node.
-    pub async fn stop_node(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
+    pub async fn stop_node(&self, node: &'static TaskNode) -> Result<(), NodeFault> {
         if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
-            stop(node).await
+            Ok(stop(node).await?)
         } else {
             Ok(())
         }
@@ -268,15 +270,25 @@ impl<const N: usize> Supervisor<N> {
     /// them). Then release the hold of each transitive dependent of the
     /// nodes it enabled whose dependencies are all neither disabled nor held
     /// any more, and start it the same way: `activate` undoes a `deactivate`
-    /// of the same node. Detached nodes are never pulled in. Spawn errors are logged and
-    /// swallowed: the cascade starts everything it can.
-    pub async fn activate(&self, node: &'static TaskNode, spawner: Spawner) {
+    /// of the same node. Detached nodes are never pulled in (activating one
+    /// is `Ok` and does nothing).
+    ///
+    /// A node that fails to come up does not stop the cascade: everything
+    /// else that can start is started, and the first failure is returned
+    /// (each is logged). A node not in this graph is refused
+    /// ([`Refusal::NotInGraph`]).
+    pub async fn activate(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+    ) -> Result<(), NodeFault> {
         let Some(seed) = self.graph.index_of(node) else {
-            return;
+            return Err(NodeFault::new(node, Refusal::NotInGraph.into()));
         };
         if node.is_detached() {
-            return;
+            return Ok(());
         }
+        let mut first = Ok(());
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut set = Cascade::new(0);
@@ -301,7 +313,8 @@ impl<const N: usize> Supervisor<N> {
             }
             n.set_disabled(false);
             n.set_held(false);
-            self.activate_one(n, spawner, era).await;
+            let started = self.activate_one(n, spawner, era).await;
+            first = first.and(started);
         }
         // Forwards from the set, every dependent comes after its
         // dependencies: one pass reaches the set's dependents, and releases
@@ -328,27 +341,31 @@ impl<const N: usize> Supervisor<N> {
             if n.is_held() && !blocked {
                 n.set_held(false);
                 if !n.is_disabled() {
-                    self.activate_one(n, spawner, era).await;
+                    let started = self.activate_one(n, spawner, era).await;
+                    first = first.and(started);
                 }
             }
         }
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
         notify::changed();
+        first
     }
 
     /// Start `n` as an activation does: `OnDemand` nodes are only enabled,
-    /// running ones left alone, failures logged.
-    async fn activate_one(&self, n: &'static TaskNode, spawner: Spawner, era: u32) {
+    /// running ones left alone (failures are logged by the bring-up).
+    async fn activate_one(
+        &self,
+        n: &'static TaskNode,
+        spawner: Spawner,
+        era: u32,
+    ) -> Result<(), NodeFault> {
         if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
-            return;
+            return Ok(());
         }
-        let result = match self.bring_up_now(n, spawner, era) {
+        match self.bring_up_now(n, spawner, era) {
             Some(now) => now,
             None => self.bring_up(n, spawner, era).await,
-        };
-        if let Err(e) = result {
-            log_warn!("activate: `{}` did not start: {}", n.name, e);
         }
     }
 
@@ -358,10 +375,11 @@ impl<const N: usize> Supervisor<N> {
     /// of `node` releases; a node's own `disabled` latch only `activate` of
     /// that node clears. Detached nodes are never pulled in, nor is anything
     /// that depends on the target only through a detached node. Aborts at
-    /// the first missed ack.
-    pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
+    /// the first missed ack ([`FaultKind::AckMissed`]). A node not in this
+    /// graph is refused ([`Refusal::NotInGraph`]).
+    pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), NodeFault> {
         let Some(seed) = self.graph.index_of(node) else {
-            return Ok(());
+            return Err(NodeFault::new(node, Refusal::NotInGraph.into()));
         };
         if node.is_detached() {
             return Ok(());
@@ -402,22 +420,18 @@ impl<const N: usize> Supervisor<N> {
         node: &'static TaskNode,
         spawner: Spawner,
         era: u32,
-    ) -> Result<(), SpawnError> {
+    ) -> Result<(), NodeFault> {
         loop {
             if let Some(result) = self.bring_up_now(node, spawner, era) {
                 return result;
             }
-            let Some(cond) = self.closed_gate(node) else {
+            let Some((cond, closed)) = self.closed_gate(node) else {
                 continue; // opened since: try again
             };
             transition(node, Phase::Spawning);
             if !Until::within(cond, node.slot_timeout()).await {
-                log_warn!(
-                    "`{}`: a resource or executor slot, or a `ready` dependency, \
-                     stayed closed; spawn refused",
-                    node.name
-                );
-                return self.spawned(node, Err(SpawnError::Busy));
+                // The gate it waited for, named: which slot, or which dep.
+                return self.spawned(node, Err(closed));
             }
             // The wait yielded: whatever ran meanwhile (a `deactivate`, a
             // `teardown`) is re-checked by `bring_up_now`, atomically with
@@ -436,12 +450,12 @@ impl<const N: usize> Supervisor<N> {
         node: &'static TaskNode,
         spawner: Spawner,
         era: u32,
-    ) -> Option<Result<(), SpawnError>> {
+    ) -> Option<Result<(), NodeFault>> {
         if node.is_parked() {
             return Some(match node.try_begin_resume() {
                 Ok(before) => {
                     if !self.still_era(node, before, era) {
-                        return Some(self.spawned(node, Err(SpawnError::Busy)));
+                        return Some(self.spawned(node, Err(Refusal::Halted.into())));
                     }
                     node.wake_resumed();
                     Ok(())
@@ -482,9 +496,11 @@ impl<const N: usize> Supervisor<N> {
             Err(now) => return Some(self.lost_race(node, now)),
         };
         if !self.still_era(node, before, era) {
-            return Some(self.spawned(node, Err(SpawnError::Busy)));
+            return Some(self.spawned(node, Err(Refusal::Halted.into())));
         }
-        let spawned = spawn(node, spawner).inspect_err(|_| node.abort_activation(before));
+        let spawned = spawn(node, spawner)
+            .inspect_err(|_| node.abort_activation(before))
+            .map_err(FaultKind::from);
         Some(self.spawned(node, spawned))
     }
 
@@ -508,16 +524,15 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// The atomic step found `node` with these flags: up (another bring-up
-    /// won, its outcome is ours), or latched `disabled` / detached meanwhile.
-    fn lost_race(&self, node: &'static TaskNode, flags: u16) -> Result<(), SpawnError> {
+    /// won, its outcome is ours), latched `disabled` / held / detached
+    /// meanwhile, or (a resume) its parked instance quit meanwhile: that
+    /// instance is still being freed, so it is the busy task pool.
+    fn lost_race(&self, node: &'static TaskNode, flags: u16) -> Result<(), NodeFault> {
         if flags & flag::RUNNING != 0 {
             return Ok(());
         }
-        log_warn!(
-            "`{}` was disabled during its bring-up; not started",
-            node.name
-        );
-        self.spawned(node, Err(SpawnError::Busy))
+        let kind = blocked_by(flags).map_or(FaultKind::SpawnBusy, FaultKind::Refused);
+        self.spawned(node, Err(kind))
     }
 
     /// The node waits for something before it spawns: a resource or
@@ -534,10 +549,19 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// The first closed gate of `node`: its resource and executor slots in
-    /// declaration order, then (feature `readiness`) its `ready` dependencies.
-    fn closed_gate(&self, node: &'static TaskNode) -> Option<Cond<'static>> {
-        if let Some(g) = node.gates().iter().find(|g| !g.is_filled()) {
-            return Some(Cond::Filled(*g, node));
+    /// declaration order, then (feature `readiness`) its `ready` dependencies;
+    /// with the fault a bring-up reports if it stays closed.
+    fn closed_gate(&self, node: &'static TaskNode) -> Option<(Cond<'static>, FaultKind)> {
+        let gates = node.gates().iter().enumerate();
+        if let Some((i, g)) = gates.clone().find(|(_, g)| !g.is_filled()) {
+            // A node has at most a few gates: the index fits (saturates if not).
+            let gate = i.min(u8::MAX as usize) as u8;
+            let kind = if g.is_executor_slot() {
+                FaultKind::ExecutorUnpublished { gate }
+            } else {
+                FaultKind::ResourceEmpty { gate }
+            };
+            return Some((Cond::Filled(*g, node), kind));
         }
         #[cfg(feature = "readiness")]
         if let Some(i) = self.graph.index_of(node) {
@@ -546,7 +570,7 @@ impl<const N: usize> Supervisor<N> {
                 .iter()
                 .filter_map(|&d| self.graph.node(d as usize))
                 .find(|d| !d.is_ready())
-                .map(|dep| Cond::DepReady(dep, node));
+                .map(|dep| (Cond::DepReady(dep, node), FaultKind::DepNotReady { dep }));
         }
         None
     }
@@ -556,25 +580,26 @@ impl<const N: usize> Supervisor<N> {
     fn spawned(
         &self,
         node: &'static TaskNode,
-        spawned: Result<(), SpawnError>,
-    ) -> Result<(), SpawnError> {
+        spawned: Result<(), FaultKind>,
+    ) -> Result<(), NodeFault> {
         match spawned {
             Ok(()) => {
                 transition(node, Phase::Started);
                 Ok(())
             }
-            Err(e) => self.fail(node, e),
+            Err(kind) => self.fail(node, kind),
         }
     }
 
     // Out of line: the cold end of every bring-up path (flash).
     #[inline(never)]
-    fn fail(&self, node: &'static TaskNode, e: SpawnError) -> Result<(), SpawnError> {
+    fn fail(&self, node: &'static TaskNode, kind: FaultKind) -> Result<(), NodeFault> {
         let slot = self.graph.index_of(node).map_or(NO_NODE, |i| i as u16);
         self.failed.store(slot, Ordering::Release);
         transition(node, Phase::SpawnFailed);
-        log_warn!("spawn of `{}` failed: {}", node.name, e);
-        Err(e)
+        let fault = NodeFault::new(node, kind);
+        log_warn!("{}", fault);
+        Err(fault)
     }
 }
 
@@ -699,6 +724,19 @@ impl<const N: usize> Cascade<N> {
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
+    }
+}
+
+/// What holds `node` down, if anything, given its flags.
+pub(crate) fn blocked_by(flags: u16) -> Option<Refusal> {
+    if flags & flag::DETACHED != 0 {
+        Some(Refusal::Detached)
+    } else if flags & flag::DISABLED != 0 {
+        Some(Refusal::Disabled)
+    } else if flags & flag::HELD != 0 {
+        Some(Refusal::Held)
+    } else {
+        None
     }
 }
 

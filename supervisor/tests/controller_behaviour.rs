@@ -442,7 +442,7 @@ async fn deactivate_body(spawner: Spawner) {
             kind: RejectKind::TargetDisabled
         }
     );
-    SUP.activate(&A, spawner).await;
+    SUP.activate(&A, spawner).await.unwrap();
 }
 controller_test!(deactivation_resolves_running_and_queued, deactivate_body);
 

@@ -1,5 +1,5 @@
 //! A Replace stop is a stop like any other: an owner that never acks it
-//! makes `Supervisor::run` return `RunError::Shutdown` naming the node, after
+//! makes `Supervisor::run` return a `NodeFault` (`AckMissed`) naming the node, after
 //! the shutdown-ack timeout, instead of leaving the slot Terminating forever.
 #![cfg(feature = "controller")]
 mod common;
@@ -10,7 +10,7 @@ use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget, SlotStatusKind};
 use embassy_supervisor::{
-    Graph, Mode, NodeSpec, RunError, SHUTDOWN_ACK_TIMEOUT, Supervisor, TaskNode,
+    FaultKind, Graph, Mode, NodeSpec, SHUTDOWN_ACK_TIMEOUT, Supervisor, TaskNode,
 };
 use embassy_time::Duration;
 
@@ -58,7 +58,7 @@ async fn script(spawner: Spawner) {
         core::future::pending::<()>().await
     };
     match select(SUP.run(spawner), body).await {
-        Either::First(RunError::Shutdown(e)) => {
+        Either::First(e) if e.kind == FaultKind::AckMissed => {
             assert_eq!(e.node.name, "JOB");
             assert!(
                 PAST_DEADLINE.load(Ordering::SeqCst),

@@ -256,7 +256,9 @@ async fn verb(v: Verb, s: Spawner) {
         Verb::StartNode(i) => {
             let _ = SUP.start_node(NODES[i], s).await;
         }
-        Verb::Activate(i) => SUP.activate(NODES[i], s).await,
+        Verb::Activate(i) => {
+            let _ = SUP.activate(NODES[i], s).await;
+        }
         Verb::Deactivate(i) => {
             let _ = SUP.deactivate(NODES[i]).await;
         }
@@ -384,7 +386,7 @@ async fn reset(s: Spawner) {
         common::advance(Duration::from_millis(600));
     }
     for n in NODES {
-        SUP.activate(n, s).await;
+        SUP.activate(n, s).await.unwrap();
     }
     common::settle().await;
     SUP.teardown().await.unwrap();

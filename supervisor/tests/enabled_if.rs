@@ -7,7 +7,7 @@ mod common;
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_supervisor::{Supervisor, TaskNode};
 
 async fn serve(node: &'static TaskNode) {
@@ -52,13 +52,13 @@ async fn driver(spawner: Spawner) {
     RADIO_ON.store(true, Ordering::SeqCst);
     SUP.start(spawner).await.unwrap();
     assert!(RADIO.is_disabled() && !RADIO.is_running());
-    assert!(matches!(
-        SUP.start_node(&RADIO, spawner).await,
-        Err(SpawnError::Busy)
-    ));
+    assert_eq!(
+        SUP.start_node(&RADIO, spawner).await.unwrap_err().kind,
+        embassy_supervisor::FaultKind::Refused(embassy_supervisor::Refusal::Disabled)
+    );
 
     // activate clears any latch; a later no at start() leaves a running node be.
-    SUP.activate(&RADIO, spawner).await;
+    SUP.activate(&RADIO, spawner).await.unwrap();
     assert!(RADIO.is_running() && !RADIO.is_disabled());
     RADIO_ON.store(false, Ordering::SeqCst);
     SUP.start(spawner).await.unwrap();

@@ -1,7 +1,7 @@
 //! The lifecycle promises around the table: the "Ordering guarantees"
-//! paragraph, missed acks as `ShutdownTimeout` values (`teardown` aborting,
-//! `teardown_continue` sweeping on), gate waits ending in `SpawnError::Busy`
-//! with nothing taken, and `failed_node()`. Only the timeout tests move the
+//! paragraph, missed acks as `NodeFault` values (`teardown` aborting,
+//! `teardown_continue` sweeping on), gate waits ending in a fault naming the
+//! empty slot with nothing taken, and `failed_node()`. Only the timeout tests move the
 //! mock clock, and only once the operation under test is waiting.
 mod common;
 #[path = "kits/lifecycle.rs"]
@@ -12,7 +12,9 @@ use core::sync::atomic::Ordering;
 use common::{advance_after_idle, settle};
 use embassy_executor::SpawnError;
 use embassy_futures::join::join;
-use embassy_supervisor::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT, TaskNode};
+use embassy_supervisor::{
+    DEFAULT_SLOT_TIMEOUT, FaultKind, NodeFault, NodeSpec, Refusal, SHUTDOWN_ACK_TIMEOUT, TaskNode,
+};
 use embassy_time::Duration;
 use kit::Ev::{Ack, Spawn, Wedged};
 use kit::*;
@@ -166,12 +168,20 @@ kit_test!(teardown_continue__is_teardown_when_nothing_wedges, |s| {
 // ---- gates and failed_node ---------------------------------------------------
 
 kit_test!(
-    gate_wait__busy_after_the_slot_timeout_with_nothing_taken,
+    gate_wait__names_the_empty_slot_after_the_slot_timeout_with_nothing_taken,
     |s| {
         RES.provide(1);
         // RES2 stays empty: T's second gate never fills.
         let (res, ()) = join(SUP.start(s), advance_after_idle(past_gate())).await;
-        assert!(matches!(res, Err(SpawnError::Busy)));
+        let fault = res.unwrap_err();
+        assert_eq!(
+            fault,
+            NodeFault::new(&T, FaultKind::ResourceEmpty { gate: 1 })
+        );
+        assert_eq!(
+            fault.to_string(),
+            "node `T` not spawned: its resource slot 1 stayed empty"
+        );
         assert_eq!(RES.get(), Some(1), "the filled gate was not taken");
         assert!(!RES2.is_filled());
         assert!(!T.is_running() && !T.has_exited() && !T.shutdown_requested());
@@ -232,7 +242,12 @@ kit_test!(
             !T.is_running(),
             "spawned after a deactivate: the latch was ignored"
         );
-        assert!(matches!(res, Err(SpawnError::Busy)));
+        let fault = res.unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Refused(Refusal::Disabled));
+        assert_eq!(
+            fault.to_string(),
+            "node `T` refused: disabled (activate it first)"
+        );
         assert_eq!(REC.count(Spawn, T_I), 0);
         assert_eq!((RES.get(), RES2.get()), (Some(1), Some(2)), "nothing taken");
     }
@@ -304,7 +319,10 @@ mod slow_gate {
             advance_after_idle(Duration::from_millis(501)),
         )
         .await;
-        assert!(matches!(res, Err(SpawnError::Busy)));
+        assert_eq!(
+            res.unwrap_err(),
+            NodeFault::new(&S, FaultKind::ResourceEmpty { gate: 0 })
+        );
         assert!(!S.is_running());
         common::pass();
     }

@@ -9,8 +9,9 @@ mod common;
 mod kit;
 
 use common::settle;
-use embassy_executor::SpawnError;
-use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
+use embassy_supervisor::{
+    FaultKind, Graph, Mode, NodeFault, NodeSpec, Refusal, Supervisor, TaskNode,
+};
 use kit::Ev::{Ack, Refused, Resumed, Spawn};
 use kit::*;
 
@@ -276,7 +277,13 @@ kit_test!(deactivate__ondemand__disabled_and_stopped, |s| {
     SUP.deactivate(&O).await.unwrap();
     assert!(O.is_disabled() && !O.is_running() && O.has_exited());
     assert!(
-        matches!(SUP.start_node(&O, s).await, Err(SpawnError::Busy)),
+        matches!(
+            SUP.start_node(&O, s).await,
+            Err(NodeFault {
+                kind: FaultKind::Refused(Refusal::Disabled),
+                ..
+            })
+        ),
         "a disabled node is refused until activated"
     );
     assert_eq!(REC.count(Spawn, O_I), 1);
@@ -322,7 +329,7 @@ kit_test!(
         // Every spawn checks that the deps this step brings up are already up.
         REC.expect(1 << BASE_I | 1 << T_I | 1 << P_I | 1 << TOP_I, 0);
         REC.was_down(!(1 << X_I));
-        SUP.activate(&TOP, s).await;
+        SUP.activate(&TOP, s).await.unwrap();
         settle().await;
         assert_eq!(REC.order(Spawn), [BASE_I, T_I, TOP_I]);
         assert_eq!(
@@ -355,7 +362,7 @@ kit_test!(activate__after_deactivate__the_dependents_come_back, |s| {
     let before = running(&NODES);
     SUP.deactivate(&BASE).await.unwrap();
     assert_eq!(running(&NODES), ["X"]);
-    SUP.activate(&BASE, s).await;
+    SUP.activate(&BASE, s).await.unwrap();
     settle().await;
     assert_eq!(running(&NODES), before, "activate undoes deactivate");
     for n in NODES {
@@ -373,7 +380,7 @@ kit_test!(activate__pause__enabled_and_resumed_in_place, |s| {
     SUP.start(s).await.unwrap();
     settle().await;
     SUP.deactivate(&P).await.unwrap();
-    SUP.activate(&P, s).await;
+    SUP.activate(&P, s).await.unwrap();
     assert!(P.is_running() && !P.is_disabled() && !P.shutdown_requested());
     settle().await;
     assert_eq!(REC.count(Spawn, P_I), 1);
@@ -395,7 +402,7 @@ kit_test!(activate__ondemand__enabled_only, |s| {
     SUP.start(s).await.unwrap();
     SUP.deactivate(&O).await.unwrap();
     assert!(O.is_disabled());
-    SUP.activate(&O, s).await;
+    SUP.activate(&O, s).await.unwrap();
     settle().await;
     assert!(!O.is_disabled() && !O.is_running());
     assert_eq!(REC.count(Spawn, O_I), 0);
@@ -405,8 +412,8 @@ kit_test!(activate__disabled__clears_the_latch_and_starts, |s| {
     provide();
     SUP.start(s).await.unwrap();
     settle().await;
-    SUP.activate(&D, s).await;
-    SUP.activate(&DP, s).await;
+    SUP.activate(&D, s).await.unwrap();
+    SUP.activate(&DP, s).await.unwrap();
     settle().await;
     for (n, i) in [(&D, D_I), (&DP, DP_I)] {
         assert!(n.is_running() && !n.is_disabled(), "{}", n.name);
@@ -426,7 +433,7 @@ kit_test!(
         settle().await;
         assert!(X.is_detached() && !X.is_running() && X.has_exited());
         SUP.deactivate(&BASE).await.unwrap();
-        SUP.activate(&X, s).await;
+        SUP.activate(&X, s).await.unwrap();
         settle().await;
         assert_eq!(REC.count(Spawn, X_I), 1);
         assert!(!X.is_running());
@@ -437,7 +444,7 @@ kit_test!(
         // A disabled node that detaches later is not re-enabled either.
         SUP.deactivate(&O).await.unwrap();
         O.set_detached(true);
-        SUP.activate(&O, s).await;
+        SUP.activate(&O, s).await.unwrap();
         assert!(O.is_disabled() && !O.is_running());
     }
 );
@@ -694,7 +701,7 @@ kit_test!(
     |s| {
         provide();
         SUP.start(s).await.unwrap();
-        SUP.activate(&DP, s).await;
+        SUP.activate(&DP, s).await.unwrap();
         settle().await;
         SUP.deactivate(&DP).await.unwrap();
         SUP.teardown().await.unwrap();

@@ -5,9 +5,9 @@
 #![cfg(feature = "macros")]
 mod common;
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_futures::join::join;
-use embassy_supervisor::{Supervisor, TaskNode};
+use embassy_supervisor::{FaultKind, NodeFault, Supervisor, TaskNode};
 use embassy_time::Duration;
 
 async fn serve(node: &'static TaskNode) {
@@ -44,7 +44,15 @@ async fn driver(spawner: Spawner) {
         common::advance_after_idle(Duration::from_millis(200)),
     )
     .await;
-    assert!(matches!(res, Err(SpawnError::Busy)), "{res:?}");
+    let fault = res.unwrap_err();
+    assert_eq!(
+        fault,
+        NodeFault::new(&ROUTED, FaultKind::ExecutorUnpublished { gate: 0 })
+    );
+    assert_eq!(
+        fault.to_string(),
+        "node `ROUTED` not spawned: its executor (slot 0) was not published"
+    );
     assert!(core::ptr::eq(SUP.failed_node().unwrap(), &ROUTED));
     // The app-spawned node is up without a spawn: nothing routed it.
     assert!(EXPLICIT.is_running() && CLOSURE.is_running() && PARKED.is_running());

@@ -289,7 +289,7 @@ mod disabled {
     pub async fn driver(spawner: Spawner) {
         SUP.start(spawner).await.unwrap();
         assert!(NET.is_running() && !UPDATER.is_running() && UPDATER.is_disabled());
-        SUP.activate(&UPDATER, spawner).await;
+        SUP.activate(&UPDATER, spawner).await.unwrap();
         assert!(UPDATER.is_running());
         SUP.teardown().await.unwrap();
         common::pass();
@@ -430,7 +430,15 @@ mod closure {
         assert!(BUS.is_running() && SENSOR.is_running() && TYPED.is_running());
         assert!(!REFUSED.is_running());
         let refused = SUP.start_node(&REFUSED, spawner).await;
-        assert!(matches!(refused, Err(SpawnError::Busy)));
+        let fault = refused.unwrap_err();
+        assert_eq!(
+            fault,
+            embassy_supervisor::NodeFault::new(&REFUSED, embassy_supervisor::FaultKind::SpawnBusy)
+        );
+        assert_eq!(
+            fault.to_string(),
+            "node `REFUSED` not spawned: its task pool is busy (SpawnError::Busy)"
+        );
         assert!(!REFUSED.is_running());
         REFUSE.store(false, Ordering::SeqCst);
         SUP.start_node(&REFUSED, spawner).await.unwrap();

@@ -1,6 +1,6 @@
 //! `state: Type = expr` (feature `heap-state`): per-activation boxed state,
 //! lent to the worker after resources and before extras, freed before the
-//! restores and the exit record; allocation failure is `SpawnError::Busy`.
+//! restores and the exit record; allocation failure is a `SpawnBusy` fault.
 #![cfg(all(feature = "macros", feature = "pool", feature = "heap-state"))]
 mod common;
 
@@ -41,7 +41,6 @@ async fn serve(node: &'static TaskNode) {
 
 mod node {
     use super::*;
-    use embassy_executor::SpawnError;
 
     /// A distinctive size, so the refusing allocator hits only this box.
     pub struct Buf {
@@ -122,7 +121,10 @@ mod node {
         // taken (the lend slot stays filled) and nothing is spawned.
         REFUSE_SIZE.store(core::mem::size_of::<Buf>(), Ordering::SeqCst);
         let r = SUP.start(spawner).await;
-        assert!(matches!(r, Err(SpawnError::Busy)));
+        assert_eq!(
+            r.unwrap_err().kind,
+            embassy_supervisor::FaultKind::SpawnBusy
+        );
         assert_eq!(SUP.failed_node().map(|n| n.name), Some("WORKER"));
         assert!(!WORKER.is_running() && LED.is_filled());
         // The init value was built, found no room and was dropped unboxed.

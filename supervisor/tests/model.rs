@@ -355,10 +355,7 @@ async fn run_verb(v: Verb, s: Spawner) -> bool {
             SUP.resume_node(NODES[i]);
             true
         }
-        Verb::Activate(i) => {
-            SUP.activate(NODES[i], s).await;
-            true
-        }
+        Verb::Activate(i) => SUP.activate(NODES[i], s).await.is_ok(),
         Verb::Deactivate(i) => SUP.deactivate(NODES[i]).await.is_ok(),
         Verb::Exit(i) => {
             K[i].exit.signal(());
@@ -414,7 +411,7 @@ fn diff(model: &Model, step_events: &[(Ev, usize)]) -> Vec<String> {
 /// instances quit, re-latch the two declared-disabled nodes.
 async fn reset(s: Spawner) {
     for n in NODES {
-        SUP.activate(n, s).await;
+        SUP.activate(n, s).await.unwrap();
     }
     // Re-attach X only now: a fresh spawn above detaches itself again.
     settle().await;

@@ -10,10 +10,9 @@ mod kit;
 use core::sync::atomic::Ordering;
 
 use common::{advance_after_idle, settle};
-use embassy_executor::SpawnError;
 use embassy_futures::join::join;
 use embassy_futures::select::{Either, select};
-use embassy_supervisor::{DEFAULT_SLOT_TIMEOUT, SHUTDOWN_ACK_TIMEOUT};
+use embassy_supervisor::{DEFAULT_SLOT_TIMEOUT, FaultKind, NodeFault, SHUTDOWN_ACK_TIMEOUT};
 use embassy_time::Duration;
 use kit::Ev::{Ack, Refused, Resumed, Spawn};
 use kit::*;
@@ -98,7 +97,7 @@ kit_test!(
         SUP.start(s).await.unwrap();
         settle().await;
         assert_eq!(REC.count(Spawn, DP_I), 0);
-        SUP.activate(&DP, s).await;
+        SUP.activate(&DP, s).await.unwrap();
         settle().await;
         assert_eq!(REC.count(Spawn, DP_I), 1);
         assert!(DP.is_running() && K[DP_I].live() == 1);
@@ -147,7 +146,10 @@ kit_test!(
             advance_after_idle(DEFAULT_SLOT_TIMEOUT + Duration::from_millis(1)),
         )
         .await;
-        assert!(matches!(res, Err(SpawnError::Busy)));
+        assert_eq!(
+            res.unwrap_err(),
+            NodeFault::new(&T, FaultKind::ResourceEmpty { gate: 1 })
+        );
         assert_eq!(SUP.failed_node().map(|n| n.name), Some("T"));
         assert_eq!(REC.order(Spawn), [BASE_I], "before T up; T and after not");
         assert!(BASE.is_running() && !T.is_running() && !TOP.is_running());
@@ -171,7 +173,7 @@ kit_test!(
         SUP.stop_node(&T).await.unwrap();
         assert_eq!((RES.get(), RES2.get()), (Some(1), Some(2)));
         let res = SUP.start_node(&T, s).await;
-        assert!(matches!(res, Err(SpawnError::Busy)));
+        assert_eq!(res.unwrap_err(), NodeFault::new(&T, FaultKind::SpawnBusy));
         assert_eq!(REC.count(Refused, T_I), 1);
         assert_eq!((RES.get(), RES2.get()), (Some(1), Some(2)), "both restored");
         assert!(!T.is_running());

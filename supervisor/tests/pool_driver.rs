@@ -1,7 +1,7 @@
 //! `run_pools` on a real executor: growth under load, deferred shrink, never
 //! growing onto a down dependency and retrying when it comes back, the
 //! idleness re-check before a shrink, and a wedged member surfacing as
-//! `ShutdownTimeout`.
+//! `NodeFault` (`AckMissed`).
 #![cfg(feature = "pool")]
 mod common;
 
@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
-    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, ShutdownTimeout, Supervisor, TaskNode,
+    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, Supervisor, TaskNode,
 };
 use embassy_time::Duration;
 
@@ -241,7 +241,10 @@ async fn wedged_member(spawner: Spawner) {
         core::future::pending::<()>().await
     };
     match select(SUP.run_pools(spawner), script).await {
-        Either::First(ShutdownTimeout { node }) => assert_eq!(node.name, "WORKERS[1]"),
+        Either::First(fault) => {
+            assert_eq!(fault.kind, embassy_supervisor::FaultKind::AckMissed);
+            assert_eq!(fault.node.name, "WORKERS[1]");
+        }
         Either::Second(()) => unreachable!(),
     }
     common::pass();

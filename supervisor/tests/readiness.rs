@@ -8,7 +8,8 @@ use embassy_executor::Spawner;
 use embassy_futures::join::join;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
-    DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, Supervisor, TaskNode,
+    DeferredShrink, ElasticPool, FaultKind, Graph, Mode, NodeFault, NodeSpec, Pool, Supervisor,
+    TaskNode,
 };
 use embassy_time::Duration;
 
@@ -49,14 +50,23 @@ async fn ready_gate(spawner: Spawner) {
     assert!(HTTP.is_running() && !NET.is_ready());
 
     // A respawn resets readiness: the new NET instance must assert it again,
-    // and the bounded wait turns "never ready" into SpawnError::Busy.
+    // and the bounded wait turns "never ready" into a fault naming the dep.
     SUP.teardown().await.unwrap();
     let (r, ()) = join(
         SUP.start(spawner),
         common::advance_after_idle(Duration::from_millis(10_001)),
     )
     .await;
-    assert!(r.is_err(), "never ready within slot_timeout: Busy");
+    let fault = r.unwrap_err();
+    assert_eq!(
+        fault,
+        NodeFault::new(&HTTP, FaultKind::DepNotReady { dep: &NET }),
+        "never ready within slot_timeout"
+    );
+    assert_eq!(
+        fault.to_string(),
+        "node `HTTP` not spawned: its `ready` dependency `NET` did not become ready"
+    );
     assert!(NET.is_running() && !NET.is_ready() && !HTTP.is_running());
     assert!(
         core::ptr::eq(SUP.failed_node().unwrap(), &HTTP),

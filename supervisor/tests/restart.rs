@@ -6,7 +6,7 @@ use common::Event::{Acked, Spawned};
 use embassy_executor::Spawner;
 use embassy_futures::join::join;
 use embassy_supervisor::{
-    Graph, Mode, NodeSpec, RestartError, RestartRefusal, Supervisor, TaskNode,
+    FaultKind, Graph, Mode, NodeFault, NodeSpec, Refusal, Supervisor, TaskNode,
 };
 
 const fn spec(name: &'static str, mode: Mode, at: u8) -> NodeSpec {
@@ -54,7 +54,7 @@ async fn fresh(spawner: Spawner) {
         n.set_detached(false);
     }
     // Undo any latch a failed test left behind.
-    SUP.activate(&MID, spawner).await;
+    SUP.activate(&MID, spawner).await.unwrap();
     SUP.start(spawner).await.unwrap();
     common::settle().await;
     common::log::clear();
@@ -96,10 +96,8 @@ async fn rest_for_one(spawner: Spawner) {
 
     // A failed spawn names the node; the nodes before it are back up.
     common::fault::refuse_spawn(&MID);
-    match SUP.restart(&BASE, spawner).await {
-        Err(RestartError::Spawn { node, .. }) => assert_eq!(node.name, "MID"),
-        other => panic!("expected MID's spawn failure, got {other:?}"),
-    }
+    let fault = SUP.restart(&BASE, spawner).await.unwrap_err();
+    assert_eq!(fault, NodeFault::new(&MID, FaultKind::SpawnBusy));
     assert_eq!(SUP.failed_node().map(|n| n.name), Some("MID"));
     assert_eq!(running(), ["BASE", "OTHER"]);
     common::fault::clear();
@@ -112,9 +110,12 @@ fn restart_stops_dependents_first_and_brings_them_back_in_order() {
     common::run(ALL, |s| s.spawn(rest_for_one(s).unwrap()));
 }
 
-fn refusal(r: Result<(), RestartError>) -> (&'static str, RestartRefusal) {
+fn refusal(r: Result<(), NodeFault>) -> (&'static str, Refusal) {
     match r {
-        Err(RestartError::Refused { node, why }) => (node.name, why),
+        Err(NodeFault {
+            node,
+            kind: FaultKind::Refused(why),
+        }) => (node.name, why),
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
@@ -122,7 +123,7 @@ fn refusal(r: Result<(), RestartError>) -> (&'static str, RestartRefusal) {
 #[embassy_executor::task]
 async fn refusals(spawner: Spawner) {
     fresh(spawner).await;
-    use RestartRefusal::*;
+    use Refusal::*;
     let r = SUP.restart(&STRANGER, spawner).await;
     assert_eq!(refusal(r), ("STRANGER", NotInGraph));
     let r = SUP.restart(&OFF, spawner).await;
@@ -138,7 +139,7 @@ async fn refusals(spawner: Spawner) {
     let r = SUP.restart(&TOP, spawner).await;
     assert_eq!(refusal(r), ("TOP", Held));
     assert!(common::log::events().is_empty(), "a refusal stops nothing");
-    SUP.activate(&MID, spawner).await;
+    SUP.activate(&MID, spawner).await.unwrap();
     SUP.teardown().await.unwrap();
     common::log::clear();
     let r = SUP.restart(&BASE, spawner).await;
@@ -158,7 +159,7 @@ async fn races(spawner: Spawner) {
     fresh(spawner).await;
     let (restarted, torn) = join(SUP.restart(&BASE, spawner), SUP.teardown()).await;
     torn.unwrap();
-    assert_eq!(refusal(restarted).1, RestartRefusal::Halted);
+    assert_eq!(refusal(restarted).1, Refusal::Halted);
     common::settle().await;
     assert!(
         running().is_empty(),
@@ -171,7 +172,7 @@ async fn races(spawner: Spawner) {
     fresh(spawner).await;
     let (torn, restarted) = join(SUP.teardown(), SUP.restart(&MID, spawner)).await;
     torn.unwrap();
-    assert_eq!(refusal(restarted), ("MID", RestartRefusal::Halted));
+    assert_eq!(refusal(restarted), ("MID", Refusal::Halted));
     common::settle().await;
     assert!(running().is_empty());
 
@@ -185,13 +186,13 @@ async fn races(spawner: Spawner) {
     assert!(
         matches!(
             (node, why),
-            ("MID", RestartRefusal::Disabled) | ("TOP", RestartRefusal::Held)
+            ("MID", Refusal::Disabled) | ("TOP", Refusal::Held)
         ),
         "{node}: {why:?}"
     );
     common::settle().await;
     assert_eq!(running(), ["BASE", "SIDE", "OTHER"]);
-    SUP.activate(&MID, spawner).await;
+    SUP.activate(&MID, spawner).await.unwrap();
     assert_eq!(running(), ["BASE", "MID", "TOP", "SIDE", "OTHER"]);
     SUP.teardown().await.unwrap();
     common::pass();

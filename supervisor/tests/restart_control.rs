@@ -6,7 +6,8 @@ mod common;
 use common::Event::{Acked, Spawned};
 use embassy_executor::Spawner;
 use embassy_supervisor::{
-    ControlCommand, ControlOp, Graph, Mode, NodeSpec, Supervisor, TaskNode, request_control,
+    ControlCommand, ControlOp, FaultKind, Graph, Mode, NodeSpec, Refusal, Supervisor, TaskNode,
+    request_control,
 };
 use embassy_time::Duration;
 
@@ -48,16 +49,19 @@ async fn through_the_mailbox(spawner: Spawner) {
     assert_eq!(common::log::order(Acked), ["TOP", "MID"]);
     assert_eq!(common::log::order(Spawned), ["MID", "TOP"]);
 
-    // A refused restart (a disabled node) is not an error of the driver.
+    // A refused restart (a disabled node) is the verb's value, and not an
+    // error of the driver (checked through `run()` below).
     SUP.deactivate(&OTHER).await.unwrap();
     common::log::clear();
     let cmd = ControlCommand {
         node: &OTHER,
         op: ControlOp::Restart,
     };
-    SUP.apply_control(cmd, spawner).await.unwrap();
+    let refused = SUP.apply_control(cmd, spawner).await.unwrap_err();
+    assert_eq!(refused.kind, FaultKind::Refused(Refusal::Disabled));
+    assert!(refused.is_refusal());
     assert!(common::log::events().is_empty() && !OTHER.is_running());
-    SUP.activate(&OTHER, spawner).await;
+    SUP.activate(&OTHER, spawner).await.unwrap();
 
     // Through `run()`.
     spawner.spawn(driver(spawner).unwrap());
@@ -73,6 +77,15 @@ async fn through_the_mailbox(spawner: Spawner) {
     assert_eq!(common::log::order(Acked), ["TOP", "MID", "BASE"]);
     assert_eq!(common::log::order(Spawned), ["BASE", "MID", "TOP"]);
     assert!(OTHER.is_running() && TOP.is_running());
+
+    // A refused restart through `run()` is logged, and the driver goes on
+    // (the driver task panics if `run()` returns): the next command applies.
+    request_control(&OTHER, ControlOp::Deactivate).await;
+    request_control(&OTHER, ControlOp::Restart).await;
+    request_control(&OTHER, ControlOp::Activate).await;
+    common::wait_until(|| OTHER.is_running(), Duration::from_millis(50))
+        .await
+        .unwrap();
     common::pass();
 }
 

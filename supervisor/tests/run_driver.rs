@@ -8,8 +8,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
-    ControlOp, DeferredShrink, ElasticPool, Graph, Mode, NodeSpec, Pool, RunError, Supervisor,
-    TaskNode, request_control,
+    ControlOp, DeferredShrink, ElasticPool, FaultKind, Graph, Mode, NodeFault, NodeSpec, Pool,
+    Supervisor, TaskNode, request_control,
 };
 use embassy_time::Duration;
 
@@ -98,8 +98,7 @@ async fn drive(spawner: Spawner) {
         core::future::pending::<()>().await
     };
     match select(SUP.run(spawner), script).await {
-        Either::First(RunError::Shutdown(e)) => assert_eq!(e.node.name, "UPDATER"),
-        Either::First(other) => panic!("unexpected: {other}"),
+        Either::First(e) => assert_eq!(e, NodeFault::new(&UPDATER, FaultKind::AckMissed), "{e}"),
         Either::Second(()) => unreachable!(),
     }
     common::pass();

@@ -13,8 +13,8 @@ use embassy_futures::join::join;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget, TaskOutcome};
 use embassy_supervisor::{
-    DeferredShrink, ElasticPool, Gate, Graph, Mode, NodeSpec, Pool, ResourceSlot, Supervisor,
-    TaskNode,
+    DeferredShrink, ElasticPool, FaultKind, Gate, Graph, Mode, NodeFault, NodeSpec, Pool, Refusal,
+    ResourceSlot, Supervisor, TaskNode,
 };
 use embassy_time::Duration;
 
@@ -158,9 +158,15 @@ fn a_verb_waiting_on_a_gate_does_not_start_after_teardown() {
             common::settle().await;
         };
         let (started, ()) = join(start, script).await;
-        assert!(
-            matches!(started, Err(SpawnError::Busy)),
+        let fault = started.unwrap_err();
+        assert_eq!(
+            fault,
+            NodeFault::new(&J, FaultKind::Refused(Refusal::Halted)),
             "the bring-up backed out"
+        );
+        assert_eq!(
+            fault.to_string(),
+            "node `J` refused: the graph is torn down (start it first)"
         );
         assert!(!J.is_running(), "J came up after teardown returned Ok");
         // A start_node called after the teardown is a new request: it runs.

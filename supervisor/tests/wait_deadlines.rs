@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use embassy_executor::{SpawnError, Spawner};
 use embassy_futures::join::join;
 use embassy_supervisor::{
-    Gate, Graph, Lent, Mode, NodeSpec, ResourceSlot, SHUTDOWN_ACK_TIMEOUT, Supervisor, TaskNode,
+    FaultKind, Gate, Graph, Lent, Mode, NodeFault, NodeSpec, ResourceSlot, SHUTDOWN_ACK_TIMEOUT,
+    Supervisor, TaskNode,
 };
 use embassy_time::{Duration, Instant};
 
@@ -115,7 +116,10 @@ async fn gate_driver(spawner: Spawner) {
         common::advance_after_idle(Duration::from_millis(1)).await;
     })
     .await;
-    assert!(matches!(result, Err(SpawnError::Busy)));
+    assert_eq!(
+        result.unwrap_err(),
+        NodeFault::new(&GATED, FaultKind::ResourceEmpty { gate: 0 })
+    );
     assert!(!GATED.is_running());
 
     // Provided in time, across the boundary again: the spawn goes ahead.

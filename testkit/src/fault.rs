@@ -46,18 +46,20 @@ fn has(at: usize, kind: Kind) -> bool {
 }
 
 /// From now on `node` never acks a stop: its next stop comes back from the
-/// supervisor as a `ShutdownTimeout` naming it.
+/// supervisor as a `NodeFault` of kind `AckMissed` naming it.
 pub fn ignore_stop(node: &'static TaskNode) {
     set(addr(node), Kind::IgnoreStop);
 }
 
-/// From now on every spawn of `node` fails with `SpawnError::Busy`.
+/// From now on every spawn of `node` fails with `SpawnError::Busy` (the
+/// supervisor reports a `SpawnBusy` fault naming it).
 pub fn refuse_spawn(node: &'static TaskNode) {
     set(addr(node), Kind::RefuseSpawn);
 }
 
 /// From now on [`provide`] into `slot` does nothing: a node gated on it
-/// fails its spawn with `SpawnError::Busy` at its slot timeout.
+/// fails its bring-up at its slot timeout (a `ResourceEmpty` fault naming
+/// the node and the slot's position).
 pub fn withhold<T: Send>(slot: &'static ResourceSlot<T>) {
     set(addr(slot), Kind::Withhold);
 }

@@ -2,10 +2,11 @@
 //! injected fault comes back from the supervisor as the typed outcome a real
 //! one would, and `wait_until` reports a condition that never holds.
 
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_futures::join::join;
 use embassy_supervisor::{
-    Gate, Graph, Mode, NodeSpec, ResourceSlot, SHUTDOWN_ACK_TIMEOUT, Supervisor, TaskNode,
+    FaultKind, Gate, Graph, Mode, NodeFault, NodeSpec, ResourceSlot, SHUTDOWN_ACK_TIMEOUT,
+    Supervisor, TaskNode,
 };
 use embassy_supervisor_testkit::{self as kit, Event, TimedOut, fault};
 use embassy_time::Duration;
@@ -79,20 +80,23 @@ mod faults {
         // A refused spawn is the spawn's error; nothing that depends on it starts.
         fault::provide(&RADIO, "RADIO", 7);
         fault::refuse_spawn(&SENSOR);
-        assert!(matches!(SUP.start(spawner).await, Err(SpawnError::Busy)));
+        assert_eq!(
+            SUP.start(spawner).await,
+            Err(NodeFault::new(&SENSOR, FaultKind::SpawnBusy))
+        );
         assert_eq!(kit::log::order(Event::Refused), ["SENSOR"]);
         assert!(!APP.is_running());
         fault::clear();
         SUP.start(spawner).await.unwrap();
 
-        // An ignored stop is a ShutdownTimeout naming the node.
+        // An ignored stop is an `AckMissed` fault naming the node.
         fault::ignore_stop(&APP);
         let (r, ()) = join(
             SUP.teardown(),
             kit::advance_after_idle(SHUTDOWN_ACK_TIMEOUT),
         )
         .await;
-        assert_eq!(r.unwrap_err().node.name, "APP");
+        assert_eq!(r, Err(NodeFault::new(&APP, FaultKind::AckMissed)));
         assert_eq!(kit::log::order(Event::IgnoredStop), ["APP"]);
         kit::pass();
     }
@@ -113,7 +117,8 @@ mod withheld {
 
     #[embassy_executor::task]
     pub async fn driver(spawner: Spawner) {
-        // A withheld resource keeps the gate shut: Busy at the slot timeout.
+        // A withheld resource keeps the gate shut: the slot is named at the
+        // slot timeout.
         fault::withhold(&RADIO);
         fault::provide(&RADIO, "RADIO", 7);
         assert_eq!(kit::log::order(Event::Withheld), ["RADIO"]);
@@ -122,7 +127,10 @@ mod withheld {
             kit::advance_after_idle(Duration::from_millis(51)),
         )
         .await;
-        assert!(matches!(r, Err(SpawnError::Busy)));
+        assert_eq!(
+            r,
+            Err(NodeFault::new(&NET, FaultKind::ResourceEmpty { gate: 0 }))
+        );
         assert!(!NET.is_running());
 
         // wait_until reports a condition that never holds, with the time waited.

@@ -20,15 +20,15 @@ use portable_atomic::{AtomicBool, AtomicU32, Ordering};
 use cortex_m::peripheral::SCB;
 use cortex_m::peripheral::scb::VectActive;
 use cortex_m_rt::entry;
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_futures::join::{join, join3, join4};
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{
     Controller, ControllerSpec, JobTarget, RejectKind, SlotStatusKind, TaskOutcome,
 };
 use embassy_supervisor::{
-    Aborted, ControlOp, DeferredShrink, ShutdownTimeout, Supervisor, TaskNode, request_control,
-    try_request_control, wait_control,
+    Aborted, ControlOp, DeferredShrink, FaultKind, NodeFault, Supervisor, TaskNode,
+    request_control, try_request_control, wait_control,
 };
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex as Cs;
@@ -351,8 +351,8 @@ async fn coordinate(spawner: Spawner) {
     // respawn_terminate without a fresh KEY: fail-closed at APP, named.
     let r = SUP.respawn_terminate(spawner).await;
     check(
-        "respawn_terminate: missing consume resource is Err(Busy)",
-        matches!(r, Err(SpawnError::Busy)),
+        "respawn_terminate: missing consume resource names APP's slot 1 (KEY)",
+        r == Err(NodeFault::new(&APP, FaultKind::ResourceEmpty { gate: 1 })),
     );
     check(
         "respawn_terminate: failed_node names APP",
@@ -779,11 +779,11 @@ async fn main_task(spawner: Spawner) {
         !COORD.is_disabled(),
     );
     KEY.provide(44);
-    SUP.activate(&APP, spawner).await;
+    let r = SUP.activate(&APP, spawner).await;
     settle().await;
     check(
-        "activate(APP): APP and its dependencies up, SENSOR resumed in place",
-        APP.is_running() && SENSOR.is_running() && BUS.is_running() && spawns(1) == 1,
+        "activate(APP): Ok, APP and its dependencies up, SENSOR resumed in place",
+        r.is_ok() && APP.is_running() && SENSOR.is_running() && BUS.is_running() && spawns(1) == 1,
     );
     check(
         "activate(APP): BUS is back, so its held dependents are released",
@@ -802,8 +802,8 @@ async fn main_task(spawner: Spawner) {
     let r = SUP.stop_node(&WEDGED).await;
     let waited = t0.elapsed();
     check(
-        "stop_node(WEDGED): ShutdownTimeout naming WEDGED",
-        r == Err(ShutdownTimeout { node: &WEDGED }),
+        "stop_node(WEDGED): an AckMissed fault naming WEDGED",
+        r == Err(NodeFault::new(&WEDGED, FaultKind::AckMissed)),
     );
     check(
         "stop_node(WEDGED): after the 2 s ack deadline",

@@ -12,10 +12,12 @@
 #![no_main]
 
 use cortex_m_rt::entry;
-use embassy_executor::{SpawnError, Spawner};
+use embassy_executor::Spawner;
 use embassy_futures::join::join;
 use embassy_futures::select::select;
-use embassy_supervisor::{ControlOp, DeferredShrink, Supervisor, TaskNode, request_control};
+use embassy_supervisor::{
+    ControlOp, DeferredShrink, FaultKind, Supervisor, TaskNode, request_control,
+};
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex as Cs;
 use embassy_sync::channel::Channel;
@@ -223,8 +225,8 @@ async fn main_task(spawner: Spawner) {
         waited.as_micros()
     );
     check(
-        "start without core 1: Err(Busy) at REMOTE's 20 ms slot timeout",
-        matches!(r, Err(SpawnError::Busy))
+        "start without core 1: ExecutorUnpublished at REMOTE's 20 ms slot timeout",
+        r.is_err_and(|f| f.kind == FaultKind::ExecutorUnpublished { gate: 0 })
             && SUP.failed_node().is_some_and(|n| core::ptr::eq(n, &REMOTE))
             && waited >= Duration::from_millis(20)
             && waited < Duration::from_millis(25)

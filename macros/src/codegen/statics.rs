@@ -153,6 +153,7 @@ pub(super) fn heap_module(m: &Model, state_kw: Span) -> TokenStream {
 
             /// `Box::new` without the abort: `None` when the allocator has
             /// no room, so the spawn glue can fail with `SpawnError::Busy`
+            /// (a `SpawnBusy` fault)
             /// (the value is dropped, nothing else was taken).
             pub fn try_box<T>(value: T) -> ::core::option::Option<Box<T>> {
                 let layout = alloc::alloc::Layout::new::<T>();

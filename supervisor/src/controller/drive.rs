@@ -1,8 +1,8 @@
 //! How the supervisor drives a controller: the object-safe `Drive` view,
 //! the admission and teardown guards, and `Supervisor::with_controller`.
 
-use crate::{Supervisor, TaskNode};
-use embassy_executor::{SpawnError, Spawner};
+use crate::{FaultKind, NodeFault, Supervisor, TaskNode};
+use embassy_executor::Spawner;
 use embassy_time::Instant;
 
 use super::*;
@@ -43,9 +43,9 @@ impl<P: Send + 'static, const S: usize, const D: usize, const I: usize, const W:
         })
     }
 
-    fn admitted(&self, a: Admission, result: Result<(), SpawnError>) {
+    fn admitted(&self, a: Admission, spawned: bool) {
         let now = Instant::from_ticks(crate::clock::now());
-        let inbox = self.with_state(|s| s.admitted(a.slot, result, now));
+        let inbox = self.with_state(|s| s.admitted(a.slot, spawned, now));
         // A failed spawn put the payload back (the `Lent` guard); take it
         // out so no later spawn of that node runs a job nobody queued.
         if let Some(inbox) = inbox {
@@ -80,9 +80,9 @@ struct AdmitGuard {
 }
 
 impl AdmitGuard {
-    fn finish(mut self, result: Result<(), SpawnError>) {
+    fn finish(mut self, spawned: bool) {
         if let Some(a) = self.admission.take() {
-            self.ctrl.admitted(a, result);
+            self.ctrl.admitted(a, spawned);
         }
     }
 }
@@ -90,7 +90,7 @@ impl AdmitGuard {
 impl Drop for AdmitGuard {
     fn drop(&mut self) {
         if let Some(a) = self.admission.take() {
-            self.ctrl.admitted(a, Err(SpawnError::Busy));
+            self.ctrl.admitted(a, false);
         }
     }
 }
@@ -111,7 +111,7 @@ impl<const N: usize> Supervisor<N> {
     pub(crate) async fn drive_controller(
         &self,
         spawner: Spawner,
-    ) -> Result<Option<Instant>, crate::ShutdownTimeout> {
+    ) -> Result<Option<Instant>, NodeFault> {
         let Some(ctrl) = self.controller else {
             return Ok(None);
         };
@@ -129,12 +129,12 @@ impl<const N: usize> Supervisor<N> {
                 admission: Some(a),
             };
             let result = self.bring_up(a.node, spawner, era).await;
-            guard.finish(result);
+            guard.finish(result.is_ok());
         }
         ctrl.overdue(Instant::from_ticks(crate::clock::now()))
             .map_err(|node| {
                 crate::node::transition(node, crate::Phase::StopTimedOut);
-                crate::ShutdownTimeout { node }
+                NodeFault::new(node, FaultKind::AckMissed)
             })
     }
 }

@@ -4,7 +4,6 @@
 
 use crate::node::Mode;
 use crate::{ResourceSlot, TaskNode};
-use embassy_executor::SpawnError;
 use embassy_time::Instant;
 
 use super::*;
@@ -266,28 +265,25 @@ impl<P: 'static, const SLOTS: usize, const DEPTH: usize, const INTAKE: usize, co
     pub(super) fn admitted(
         &mut self,
         i: usize,
-        result: Result<(), SpawnError>,
+        spawned: bool,
         now: Instant,
     ) -> Option<&'static ResourceSlot<P>> {
         let slot = &mut self.slots[i];
         slot.in_flight = false;
-        match result {
-            Ok(()) => {
-                slot.set_status(SlotStatusKind::Running, now);
-                if let (true, Some(owner)) = (self.closed, slot.owner) {
-                    // The teardown may already have passed this node.
-                    owner.request_shutdown();
-                    slot.set_status(SlotStatusKind::Terminating, now);
-                }
-                None
+        if spawned {
+            slot.set_status(SlotStatusKind::Running, now);
+            if let (true, Some(owner)) = (self.closed, slot.owner) {
+                // The teardown may already have passed this node.
+                owner.request_shutdown();
+                slot.set_status(SlotStatusKind::Terminating, now);
             }
-            Err(_) => {
-                let inbox = slot.owner_inbox;
-                let watch = slot.owner_watch;
-                self.resolve(watch, TaskOutcome::Failed);
-                self.advance(i, now);
-                inbox
-            }
+            None
+        } else {
+            let inbox = slot.owner_inbox;
+            let watch = slot.owner_watch;
+            self.resolve(watch, TaskOutcome::Failed);
+            self.advance(i, now);
+            inbox
         }
     }
 

@@ -9,8 +9,8 @@ use crate::resource::{Gate, Provided};
 /// slot, `ready` dep) unless the node sets `slot_timeout:`.
 pub const DEFAULT_SLOT_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_millis(100);
 
-/// How long a stop waits for the node's ack before returning
-/// [`ShutdownTimeout`](crate::ShutdownTimeout), unless the node sets its own
+/// How long a stop waits for the node's ack before returning an
+/// [`AckMissed`](crate::FaultKind::AckMissed) fault, unless the node sets its own
 /// window ([`NodeSpec::with_ack_timeout`](crate::NodeSpec::with_ack_timeout)).
 pub const SHUTDOWN_ACK_TIMEOUT: embassy_time::Duration = embassy_time::Duration::from_secs(2);
 
@@ -80,7 +80,9 @@ impl NodeSpec {
 
     /// Gates awaited (bounded by the slot timeout) before every spawn:
     /// resource slots, executor slots. An empty gate at the deadline fails the
-    /// spawn with `SpawnError::Busy`.
+    /// bring-up with a fault naming its position in this list
+    /// ([`ResourceEmpty`](crate::FaultKind::ResourceEmpty),
+    /// [`ExecutorUnpublished`](crate::FaultKind::ExecutorUnpublished)).
     pub const fn with_resources(mut self, gates: &'static [&'static dyn Gate]) -> Self {
         self.gates = gates;
         self
@@ -103,8 +105,8 @@ impl NodeSpec {
         self
     }
 
-    /// How long a stop of this node waits for its ack before it is a
-    /// [`ShutdownTimeout`](crate::ShutdownTimeout), in milliseconds (default
+    /// How long a stop of this node waits for its ack before it is an
+    /// [`AckMissed`](crate::FaultKind::AckMissed) fault, in milliseconds (default
     /// [`SHUTDOWN_ACK_TIMEOUT`](crate::SHUTDOWN_ACK_TIMEOUT), 2 s; `0` keeps
     /// the default). For a node whose stop legitimately takes longer (a
     /// flash commit, a modem detach); every stop path uses it.

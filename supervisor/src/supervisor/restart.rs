@@ -2,114 +2,25 @@
 //! (Erlang's rest-for-one), over the same dependents traversal `deactivate`
 //! uses, and the one bring-up path every verb uses.
 
-use core::fmt;
+use embassy_executor::Spawner;
 
-use embassy_executor::{SpawnError, Spawner};
-
-use super::{Cascade, Supervisor, stop};
-use crate::error::ShutdownTimeout;
+use super::{Cascade, Supervisor, blocked_by, stop};
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
+use crate::fault::{FaultKind, NodeFault, Refusal};
 use crate::node::flag;
 use crate::{TaskNode, notify};
 
-/// Why a [`restart`](Supervisor::restart) did not happen, or stopped short.
-///
-/// Until the fault type of the restart-policy work lands, a restart reports
-/// with the crate's existing values: [`ShutdownTimeout`] for a missed ack,
-/// `SpawnError` (plus [`failed_node`](Supervisor::failed_node)) for a failed
-/// spawn. Expect this enum to move to that type.
-#[derive(Clone, Copy, Debug)]
-pub enum RestartError {
-    /// Something that wins over a restart holds `node` down. A refusal
-    /// found before the first stop leaves everything as it was. During the
-    /// bring-up, a `deactivate` that began meanwhile keeps what it latched
-    /// down (the rest comes back; the first such node is named), and a
-    /// `teardown` that began meanwhile keeps everything down.
-    Refused {
-        /// The node held down: the target, or the dependent about to start.
-        node: &'static TaskNode,
-        /// What holds it down.
-        why: RestartRefusal,
-    },
-    /// A stop missed its ack: the node it names is still up, the nodes
-    /// stopped before it (its dependents) are down.
-    Shutdown(ShutdownTimeout),
-    /// A node failed to spawn (a gate or `ready` dep stayed closed, the task
-    /// pool was full). The nodes before it in the dependency order are back
-    /// up; it and the ones after it are down.
-    Spawn {
-        /// The node that did not come back.
-        node: &'static TaskNode,
-        /// The spawn's error (also recorded as [`failed_node`](Supervisor::failed_node)).
-        error: SpawnError,
-    },
-}
+/// The error [`restart`](Supervisor::restart) returned before the one fault
+/// type: now a [`NodeFault`] (a refusal is [`FaultKind::Refused`], a missed
+/// ack [`FaultKind::AckMissed`], a failed spawn the gate or refusal that
+/// stopped it).
+#[deprecated(since = "0.5.0", note = "use `NodeFault`")]
+pub type RestartError = NodeFault;
 
-/// What wins over a restart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum RestartRefusal {
-    /// The node is not in this supervisor's graph.
-    NotInGraph,
-    /// Declared `disabled` or deactivated: `activate` it instead.
-    Disabled,
-    /// Held down by a deactivated dependency (the collateral hold).
-    Held,
-    /// Self-managed: the supervisor does not touch it.
-    Detached,
-    /// The graph is torn down (or a teardown began during the restart).
-    Halted,
-}
-
-impl fmt::Display for RestartError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Refused { node, why } => {
-                write!(f, "restart refused: `{}` is {:?}", node.name, why)
-            }
-            Self::Shutdown(e) => write!(f, "restart: {e}"),
-            Self::Spawn { node, error } => {
-                write!(f, "restart: `{}` did not come back: {}", node.name, error)
-            }
-        }
-    }
-}
-
-impl core::error::Error for RestartError {}
-
-#[cfg(feature = "defmt")]
-impl defmt::Format for RestartError {
-    fn format(&self, f: defmt::Formatter) {
-        match self {
-            Self::Refused { node, why } => {
-                defmt::write!(f, "restart refused: `{=str}` is {}", node.name, why)
-            }
-            Self::Shutdown(e) => defmt::write!(f, "restart: {}", e),
-            Self::Spawn { node, error } => {
-                defmt::write!(
-                    f,
-                    "restart: `{=str}` did not come back: {}",
-                    node.name,
-                    error
-                )
-            }
-        }
-    }
-}
-
-/// What holds `node` down, if anything, given its flags.
-fn blocked_by(flags: u16) -> Option<RestartRefusal> {
-    if flags & flag::DETACHED != 0 {
-        Some(RestartRefusal::Detached)
-    } else if flags & flag::DISABLED != 0 {
-        Some(RestartRefusal::Disabled)
-    } else if flags & flag::HELD != 0 {
-        Some(RestartRefusal::Held)
-    } else {
-        None
-    }
-}
+/// What wins over a restart: now [`Refusal`], shared by every verb.
+#[deprecated(since = "0.5.0", note = "use `Refusal`")]
+pub type RestartRefusal = Refusal;
 
 impl<const N: usize> Supervisor<N> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
@@ -131,7 +42,13 @@ impl<const N: usize> Supervisor<N> {
     /// graph, is `disabled`, held, or detached, or the supervisor is halted
     /// (after `teardown`, until the next `start`). A `deactivate` or
     /// `teardown` that begins during the restart wins: what it latched or
-    /// halted is not brought back ([`RestartError::Refused`]).
+    /// halted is not brought back ([`FaultKind::Refused`]).
+    ///
+    /// Errors: a refusal names the node held down; a missed ack
+    /// ([`FaultKind::AckMissed`]) names the node still up (its dependents
+    /// are down); a failed spawn names the node that did not come back and
+    /// the gate that stayed closed (the nodes before it in the dependency
+    /// order are back up, it and the ones after it are down).
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
@@ -140,13 +57,13 @@ impl<const N: usize> Supervisor<N> {
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
-    ) -> Result<(), RestartError> {
-        let refused = |node, why| RestartError::Refused { node, why };
+    ) -> Result<(), NodeFault> {
+        let refused = |node, why| NodeFault::new(node, FaultKind::Refused(why));
         let Some(seed) = self.graph.index_of(node) else {
-            return Err(refused(node, RestartRefusal::NotInGraph));
+            return Err(refused(node, Refusal::NotInGraph));
         };
         let why = match blocked_by(node.flags()) {
-            None if self.is_halted() => Some(RestartRefusal::Halted),
+            None if self.is_halted() => Some(Refusal::Halted),
             why => why,
         };
         if let Some(why) = why {
@@ -169,7 +86,7 @@ impl<const N: usize> Supervisor<N> {
             };
             if n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
                 back[i] = true;
-                stop(n).await.map_err(RestartError::Shutdown)?;
+                stop(n).await?;
             }
         }
         let result = self.bring_back(span, &back, spawner, era).await;
@@ -177,9 +94,10 @@ impl<const N: usize> Supervisor<N> {
         #[cfg(feature = "events")]
         match result {
             Ok(()) => publish(EventKind::Restarted { node: node.name }),
-            Err(RestartError::Refused { node, .. }) => {
-                publish(EventKind::RestartRefused { node: node.name })
-            }
+            Err(NodeFault {
+                node,
+                kind: FaultKind::Refused(_),
+            }) => publish(EventKind::RestartRefused { node: node.name }),
             Err(_) => {}
         }
         result
@@ -197,7 +115,7 @@ impl<const N: usize> Supervisor<N> {
         back: &[bool; N],
         spawner: Spawner,
         era: u32,
-    ) -> Result<(), RestartError> {
+    ) -> Result<(), NodeFault> {
         let mut first_refusal = Ok(());
         for &i in span {
             let i = i as usize;
@@ -205,16 +123,11 @@ impl<const N: usize> Supervisor<N> {
                 continue;
             };
             let outcome = self.come_back(n, spawner, era).await;
-            match outcome {
+            match outcome.map_err(|e| (e, e.kind)) {
                 Ok(()) => {}
-                Err(RestartError::Refused {
-                    why: RestartRefusal::Halted,
-                    ..
-                }) => return outcome,
-                Err(e @ RestartError::Refused { .. }) => {
-                    first_refusal = first_refusal.and(Err(e));
-                }
-                Err(e) => return Err(e),
+                Err((e, FaultKind::Refused(Refusal::Halted))) => return Err(e),
+                Err((e, FaultKind::Refused(_))) => first_refusal = first_refusal.and(Err(e)),
+                Err((e, _)) => return Err(e),
             }
         }
         first_refusal
@@ -226,29 +139,29 @@ impl<const N: usize> Supervisor<N> {
         n: &'static TaskNode,
         spawner: Spawner,
         era: u32,
-    ) -> Result<(), RestartError> {
+    ) -> Result<(), NodeFault> {
         self.may_come_back(n, era)?;
         let spawned = match self.bring_up_now(n, spawner, era) {
             Some(now) => now,
             None => self.bring_up(n, spawner, era).await,
         };
-        spawned.or_else(|error| {
-            // A latch or a teardown that won the race is the refusal it is,
-            // not a spawn failure.
+        spawned.or_else(|fault| {
+            // A latch or a teardown that won the race (while a gate was
+            // waited for) is the refusal it is, not the gate's timeout.
             self.may_come_back(n, era)?;
-            Err(RestartError::Spawn { node: n, error })
+            Err(fault)
         })
     }
 
     /// `Err` if a `deactivate` latched `n` or a teardown began since `era`.
-    fn may_come_back(&self, n: &'static TaskNode, era: u32) -> Result<(), RestartError> {
+    fn may_come_back(&self, n: &'static TaskNode, era: u32) -> Result<(), NodeFault> {
         let why = if self.era() != era {
-            Some(RestartRefusal::Halted)
+            Some(Refusal::Halted)
         } else {
             blocked_by(n.flags())
         };
         match why {
-            Some(why) => Err(RestartError::Refused { node: n, why }),
+            Some(why) => Err(NodeFault::new(n, FaultKind::Refused(why))),
             None => Ok(()),
         }
     }

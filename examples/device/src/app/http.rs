@@ -34,7 +34,8 @@ static CONFIG: Config = Config::new(Timeouts {
 /// How long a stopped worker lets its in-flight request run on.
 const STOP_GRACE: Duration = Duration::from_millis(500);
 /// How long a wedged worker ignores its stop (longer than the supervisor's
-/// 2 s ack deadline, so the stop comes back as `ShutdownTimeout`).
+/// 2 s ack deadline, so the stop comes back as an `AckMissed` fault, which
+/// the API reports as `ShutdownTimeout`).
 const WEDGE_HOLD: Duration = Duration::from_secs(4);
 
 /// Sockets currently listening on PORT (workers and ADMIN).

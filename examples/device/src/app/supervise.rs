@@ -1,14 +1,15 @@
 //! The supervisor's driver task. Its polls are timed here (a thin wrapper
 //! around `SUP.run`), so the dashboard can show the supervisor's own CPU
-//! apart from the nodes'. A `RunError` (a missed ack during a pool shrink or
-//! a Replace) is logged and the driver restarts: a device keeps serving.
+//! apart from the nodes'. A `NodeFault` (a missed ack during a pool shrink or
+//! a Replace, a control command that could not bring a node up) is logged
+//! with its node and kind, and the driver restarts: a device keeps serving.
 
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use embassy_executor::{SendSpawner, Spawner};
-use embassy_supervisor::{RunError, TaskNode};
+use embassy_supervisor::{FaultKind, TaskNode};
 use embassy_sync::once_lock::OnceLock;
 use embassy_time::Instant;
 use portable_atomic::{AtomicU32, Ordering};
@@ -57,14 +58,22 @@ pub async fn supervisor(spawner: Spawner) {
         let run = core::pin::pin!(SUP.run(spawner));
         let err = Metered(run).await;
         RESTARTS.add(1, Ordering::Relaxed);
-        match err {
-            RunError::Spawn(_) => log::push("run_error", "", "spawn", 0),
-            RunError::Shutdown(e) => {
-                log::push("run_error", e.node.spec().name, "shutdown_timeout", 0)
-            }
-        }
+        log::push("run_error", err.node.spec().name, fault_name(err.kind), 0);
         // Give a wedged node the time its stop already has, then drive again.
         embassy_time::Timer::after_millis(100).await;
+    }
+}
+
+/// The event log's word for a fault's kind.
+fn fault_name(kind: FaultKind) -> &'static str {
+    match kind {
+        FaultKind::AckMissed => "shutdown_timeout",
+        FaultKind::ResourceEmpty { .. } => "resource_empty",
+        FaultKind::ExecutorUnpublished { .. } => "executor_unpublished",
+        FaultKind::DepNotReady { .. } => "dep_not_ready",
+        FaultKind::SpawnBusy => "spawn_busy",
+        FaultKind::Refused(_) => "refused",
+        _ => "fault",
     }
 }
 
