@@ -18,6 +18,9 @@ use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
 mod restart;
+mod wave;
+
+use wave::{OnMiss, StopWave};
 
 pub use restart::{RestartError, RestartRefusal};
 
@@ -134,12 +137,7 @@ impl<const N: usize> Supervisor<N> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
-        for node in self.nodes_in_order().rev() {
-            if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
-                stop(node).await?;
-            }
-        }
-        Ok(())
+        self.whole_graph_wave(OnMiss::Abort).run().await
     }
 
     /// Best-effort teardown for the "hardware reset next" path: visits every
@@ -148,18 +146,12 @@ impl<const N: usize> Supervisor<N> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
-        let mut first = Ok(());
-        for node in self.nodes_in_order().rev() {
-            if node.flags() & (flag::DETACHED | flag::RUNNING) != flag::RUNNING {
-                continue;
-            }
-            if let Err(e) = stop(node).await {
-                if first.is_ok() {
-                    first = Err(e);
-                }
-            }
-        }
-        first
+        self.whole_graph_wave(OnMiss::Continue).run().await
+    }
+
+    /// A stop wave over every node of the graph.
+    fn whole_graph_wave(&self, on_miss: OnMiss) -> StopWave<N> {
+        StopWave::new(self.graph, 0, N.saturating_sub(1), |_| true, on_miss)
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down
@@ -373,13 +365,9 @@ impl<const N: usize> Supervisor<N> {
         set.mark(self.graph, seed);
         set.latch = flag::HELD;
         set.close_over_dependents(self.graph);
-        let span = &self.graph.order[set.lo..=set.hi];
-        for &i in span.iter().rev() {
-            let member = self.graph.node(i as usize).filter(|_| set.has(i as usize));
-            if let Some(n) = member.filter(|n| n.is_running()) {
-                stop(n).await?;
-            }
-        }
+        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
+            .run()
+            .await?;
         // The latch alone is a change drivers react to (a controller slot
         // whose target was already down must see it disabled).
         notify::changed();

@@ -6,7 +6,8 @@ use core::fmt;
 
 use embassy_executor::{SpawnError, Spawner};
 
-use super::{Cascade, Supervisor, stop};
+use super::wave::{OnMiss, StopWave};
+use super::{Cascade, Supervisor};
 use crate::error::ShutdownTimeout;
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
@@ -162,16 +163,17 @@ impl<const N: usize> Supervisor<N> {
         // Who comes back: the node, and each member of the set up now.
         let mut back = [false; N];
         back[seed] = true;
-        for &i in span.iter().rev() {
+        for &i in span {
             let i = i as usize;
-            let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
-                continue;
-            };
-            if n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
+            let up = |n: &TaskNode| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
+            if set.has(i) && self.graph.node(i).is_some_and(up) {
                 back[i] = true;
-                stop(n).await.map_err(RestartError::Shutdown)?;
             }
         }
+        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
+            .run()
+            .await
+            .map_err(RestartError::Shutdown)?;
         let result = self.bring_back(span, &back, spawner, era).await;
         notify::changed();
         #[cfg(feature = "events")]
