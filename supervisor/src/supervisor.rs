@@ -18,9 +18,10 @@ use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
 mod restart;
-mod wave;
+mod start_wave;
+mod stop_wave;
 
-use wave::{OnMiss, StopWave};
+use stop_wave::{OnMiss, StopWave};
 
 pub use restart::{RestartError, RestartRefusal};
 
@@ -180,18 +181,23 @@ impl<const N: usize> Supervisor<N> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
-        for node in self.nodes_in_order() {
+        // The fast path: nodes whose gates are open come up here, in
+        // order, with no per-node state. The first node that has to wait
+        // (or fails) hands the rest of the order to the bring-up wave.
+        for (rank, &i) in self.graph.order.iter().enumerate() {
+            let Some(node) = self.graph.node(i as usize) else {
+                continue;
+            };
             if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
                 continue;
             }
-            let outcome = match self.bring_up_now(node, spawner, era) {
-                Some(now) => now,
-                None => self.bring_up(node, spawner, era).await,
+            let failed = match self.bring_up_now(node, spawner, era) {
+                Some(Ok(())) => continue,
+                Some(Err(e)) => Some((node, e)),
+                None => None,
             };
-            if let Err(e) = outcome {
-                result = Err(e);
-                break;
-            }
+            result = self.start_wave(rank, failed, wanted, spawner, era).await;
+            break;
         }
         notify::changed();
         result

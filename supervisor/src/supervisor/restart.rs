@@ -6,7 +6,7 @@ use core::fmt;
 
 use embassy_executor::{SpawnError, Spawner};
 
-use super::wave::{OnMiss, StopWave};
+use super::stop_wave::{OnMiss, StopWave};
 use super::{Cascade, Supervisor};
 use crate::error::ShutdownTimeout;
 #[cfg(feature = "events")]
