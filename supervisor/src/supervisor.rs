@@ -91,9 +91,10 @@ impl<const N: usize> Supervisor<N> {
         self.graph
     }
 
-    /// The node whose spawn failed most recently (bring-up stops at the
-    /// first failure: every node before it in the order is up, it and the
-    /// nodes after it are not). `None` until a spawn fails.
+    /// The node whose spawn failed most recently; after a `start` or
+    /// `respawn_terminate` that failed, the first node of it that failed
+    /// (that node and what depends on it are down, the rest came up).
+    /// `None` until a spawn fails.
     pub fn failed_node(&self) -> Option<&'static TaskNode> {
         self.graph
             .node(self.failed.load(Ordering::Acquire) as usize)
@@ -113,8 +114,17 @@ impl<const N: usize> Supervisor<N> {
     /// it twice spawns nothing twice); a `Pause` instance parked by an earlier
     /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
     ///
-    /// Stops at the first failed spawn and returns its error;
-    /// [`failed_node`](Self::failed_node) names the node. Under `trace` it
+    /// A node whose gates are open comes up at once; one that must wait (a
+    /// resource or executor slot, a `ready` dep) waits as part of a wave: a
+    /// node starts when its dependencies started here are up and its gates
+    /// are open, so unrelated slow gates overlap. Each node waits at most
+    /// its own `slot_timeout`, counted from when it begins to wait for its
+    /// gates (not while it waits for its dependencies).
+    ///
+    /// A failure (a gate that stayed closed, a refused spawn) keeps down the
+    /// failed node and the nodes that depend on it; every other node still
+    /// comes up. Returns the first failure's error;
+    /// [`failed_node`](Self::failed_node) names that node. Under `trace` it
     /// also registers the graph with the recorders. Under `enabled-if` it
     /// first asks each down node's `enabled_if:` predicate, when called, and
     /// latches `disabled` on a no.
@@ -130,10 +140,18 @@ impl<const N: usize> Supervisor<N> {
         self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
     }
 
-    /// Reverse-dependency shutdown: each running node is asked to stop and its
-    /// ack awaited before its dependencies are stopped. Detached and down nodes
-    /// are skipped. Aborts at the first missed ack, so a still-live dependent
-    /// never loses its dependencies; the graph is then partially down.
+    /// Reverse-dependency shutdown as a wave: each running node is asked to
+    /// stop as soon as all its dependents have acked (or were down), nodes
+    /// with no ordering between them at the same time, so the wall time is
+    /// the ack time of the longest chain. Each ack deadline runs from that
+    /// node's own stop request (its `ack_timeout`). Detached nodes are
+    /// skipped; down nodes still order the wave (a node never loses even a
+    /// transitive dependent that is up).
+    ///
+    /// Returns the first missed ack at once, and asks nothing more: the
+    /// wedged node's dependencies (which wait for its ack) are never
+    /// stopped while it lives; nodes already asked keep their request and
+    /// may still ack. The graph is then partially down.
     pub async fn teardown(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
@@ -141,8 +159,9 @@ impl<const N: usize> Supervisor<N> {
         self.whole_graph_wave(OnMiss::Abort).run().await
     }
 
-    /// Best-effort teardown for the "hardware reset next" path: visits every
-    /// node past a wedged one and returns the first timeout at the end.
+    /// Best-effort teardown for the "hardware reset next" path: the same wave,
+    /// but a node that missed its ack counts as gone, so its dependencies
+    /// are stopped too; returns the first timeout at the end.
     pub async fn teardown_continue(&self) -> Result<(), ShutdownTimeout> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
@@ -160,7 +179,8 @@ impl<const N: usize> Supervisor<N> {
     /// [`resume_pausable`](Self::resume_pausable), `OnDemand` nodes for their
     /// pool; disabled and detached nodes are skipped.
     ///
-    /// Stops at the first failed spawn ([`failed_node`](Self::failed_node)).
+    /// Brings nodes up as [`start`](Self::start) does (a wave past the first
+    /// node that waits; a failure keeps down only it and its dependents).
     pub fn respawn_terminate(
         &self,
         spawner: Spawner,
@@ -352,11 +372,12 @@ impl<const N: usize> Supervisor<N> {
 
     /// Latch `disabled` on `node` (with its whole pool, for a pool member)
     /// and put the collateral hold on its transitive dependents (with their
-    /// pools), then stop them dependents-first. The hold is what `activate`
+    /// pools), then stop them as a wave, dependents first (as
+    /// [`teardown`](Self::teardown) does, over this set). The hold is what `activate`
     /// of `node` releases; a node's own `disabled` latch only `activate` of
     /// that node clears. Detached nodes are never pulled in, nor is anything
     /// that depends on the target only through a detached node. Aborts at
-    /// the first missed ack.
+    /// the first missed ack (nothing more is asked to stop).
     pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), ShutdownTimeout> {
         let Some(seed) = self.graph.index_of(node) else {
             return Ok(());

@@ -114,7 +114,8 @@ fn blocked_by(flags: u16) -> Option<RestartRefusal> {
 
 impl<const N: usize> Supervisor<N> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
-    /// (dependents first) and the node itself, each ack awaited, then bring
+    /// and the node itself as a stop wave (a node once its dependents
+    /// acked, unrelated ones at once; aborts at the first missed ack), then bring
     /// them back in dependency order through the one bring-up path, so gates
     /// and `ready` dependencies are waited for again (each bounded by the
     /// node's slot timeout). The node comes back even if it was down (an
