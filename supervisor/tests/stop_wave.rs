@@ -151,7 +151,7 @@ fn under_random_ack_delays_each_node_waits_for_its_dependents_and_nothing_else()
     async fn drive(s: Spawner) {
         clear();
         let mut seed = 0x5eed;
-        for round in 0..40 {
+        for round in 0..16 {
             let delays = random_delays(&mut seed);
             set_delays(delays);
             SUP.start(s).await.unwrap();

@@ -93,18 +93,16 @@ impl<const N: usize> StopWave<N> {
         let (lo, hi) = if lo <= hi && hi < N { (lo, hi) } else { (1, 0) };
         let mut left = [OUT; N];
         let span = graph.order.get(lo..=hi).unwrap_or(&[]);
+        // One pass in dependency order: a node's dependencies in the span
+        // joined before it, so it can count itself on them at once.
         for &i in span {
             let i = i as usize;
             // Detached nodes are self-managed: they neither stop nor order.
-            if graph.node(i).is_some_and(|n| !n.is_detached()) && member(i) {
-                left[i] = 0;
-            }
-        }
-        for &i in span {
-            if left[i as usize] == OUT {
+            if !(graph.node(i).is_some_and(|n| !n.is_detached()) && member(i)) {
                 continue;
             }
-            for &d in graph.deps[i as usize] {
+            left[i] = 0;
+            for &d in graph.deps[i] {
                 if let Some(l) = left.get_mut(d as usize).filter(|l| **l != OUT) {
                     *l += 1;
                 }
