@@ -32,6 +32,7 @@ for entry in "${boards[@]}"; do
     printf '%s\n' "$out" | grep -v '^ROW' >&2 || true
     failed+=("$board (bench_pool)")
   fi
+  cargo run --locked --quiet --release --target "$target" --features "$board,panic-message" --bin wave || failed+=("$board (wave)")
   # The breadcrumb survives two warm resets in a no-init section and names
   # the node and phase that hung bring-up, then teardown.
   echo "== firmware breadcrumb on $board ($target)"

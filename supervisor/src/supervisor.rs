@@ -19,6 +19,10 @@ use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
 mod restart;
+mod start_wave;
+mod stop_wave;
+
+use stop_wave::{OnMiss, StopWave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
@@ -89,9 +93,10 @@ impl<const N: usize> Supervisor<N> {
         self.graph
     }
 
-    /// The node whose spawn failed most recently (bring-up stops at the
-    /// first failure: every node before it in the order is up, it and the
-    /// nodes after it are not). `None` until a spawn fails.
+    /// The node whose spawn failed most recently; after a `start` or
+    /// `respawn_terminate` that failed, the first node of it that failed
+    /// (that node and what depends on it are down, the rest came up).
+    /// `None` until a spawn fails.
     pub fn failed_node(&self) -> Option<&'static TaskNode> {
         self.graph
             .node(self.failed.load(Ordering::Acquire) as usize)
@@ -111,9 +116,18 @@ impl<const N: usize> Supervisor<N> {
     /// it twice spawns nothing twice); a `Pause` instance parked by an earlier
     /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
     ///
-    /// Stops at the first failed spawn and returns its [`NodeFault`] (which
-    /// gate stayed closed, or why the spawn was refused); [`failed_node`](Self::failed_node)
-    /// names the node too. Under `trace` it
+    /// A node whose gates are open comes up at once; one that must wait (a
+    /// resource or executor slot, a `ready` dep) waits as part of a wave: a
+    /// node starts when its dependencies started here are up and its gates
+    /// are open, so unrelated slow gates overlap. Each node waits at most
+    /// its own `slot_timeout`, counted from when it begins to wait for its
+    /// gates (not while it waits for its dependencies).
+    ///
+    /// A failure (a gate that stayed closed, a refused spawn) keeps down the
+    /// failed node and the nodes that depend on it; every other node still
+    /// comes up. Returns the first failure's error;
+    /// [`NodeFault`] (which gate stayed closed, or why the spawn was refused);
+    /// [`failed_node`](Self::failed_node) names that node too. Under `trace` it
     /// also registers the graph with the recorders. Under `enabled-if` it
     /// first asks each down node's `enabled_if:` predicate, when called, and
     /// latches `disabled` on a no.
@@ -129,41 +143,39 @@ impl<const N: usize> Supervisor<N> {
         self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
     }
 
-    /// Reverse-dependency shutdown: each running node is asked to stop and its
-    /// ack awaited before its dependencies are stopped. Detached and down nodes
-    /// are skipped. Aborts at the first missed ack, so a still-live dependent
-    /// never loses its dependencies; the graph is then partially down. The
-    /// fault is [`FaultKind::AckMissed`] naming the wedged node.
+    /// Reverse-dependency shutdown as a wave: each running node is asked to
+    /// stop as soon as all its dependents have acked (or were down), nodes
+    /// with no ordering between them at the same time, so the wall time is
+    /// the ack time of the longest chain. Each ack deadline runs from that
+    /// node's own stop request (its `ack_timeout`). Detached nodes are
+    /// skipped; down nodes still order the wave (a node never loses even a
+    /// transitive dependent that is up).
+    ///
+    /// Returns the first missed ack at once, and asks nothing more: the
+    /// wedged node's dependencies (which wait for its ack) are never
+    /// stopped while it lives; nodes already asked keep their request and
+    /// may still ack. The graph is then partially down.
+    /// The fault is [`FaultKind::AckMissed`] naming the wedged node.
     pub async fn teardown(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
-        for node in self.nodes_in_order().rev() {
-            if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
-                stop(node).await?;
-            }
-        }
-        Ok(())
+        self.whole_graph_wave(OnMiss::Abort).run().await
     }
 
-    /// Best-effort teardown for the "hardware reset next" path: visits every
-    /// node past a wedged one and returns the first timeout at the end.
+    /// Best-effort teardown for the "hardware reset next" path: the same wave,
+    /// but a node that missed its ack counts as gone, so its dependencies
+    /// are stopped too; returns the first timeout at the end.
     pub async fn teardown_continue(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
-        let mut first = Ok(());
-        for node in self.nodes_in_order().rev() {
-            if node.flags() & (flag::DETACHED | flag::RUNNING) != flag::RUNNING {
-                continue;
-            }
-            if let Err(e) = stop(node).await {
-                if first.is_ok() {
-                    first = Err(e.into());
-                }
-            }
-        }
-        first
+        self.whole_graph_wave(OnMiss::Continue).run().await
+    }
+
+    /// A stop wave over every node of the graph.
+    fn whole_graph_wave(&self, on_miss: OnMiss) -> StopWave<N> {
+        StopWave::new(self.graph, 0, N.saturating_sub(1), |_| true, on_miss)
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down
@@ -171,7 +183,8 @@ impl<const N: usize> Supervisor<N> {
     /// [`resume_pausable`](Self::resume_pausable), `OnDemand` nodes for their
     /// pool; disabled and detached nodes are skipped.
     ///
-    /// Stops at the first failed spawn ([`failed_node`](Self::failed_node)).
+    /// Brings nodes up as [`start`](Self::start) does (a wave past the first
+    /// node that waits; a failure keeps down only it and its dependents).
     pub fn respawn_terminate(
         &self,
         spawner: Spawner,
@@ -192,18 +205,23 @@ impl<const N: usize> Supervisor<N> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
-        for node in self.nodes_in_order() {
+        // The fast path: nodes whose gates are open come up here, in
+        // order, with no per-node state. The first node that has to wait
+        // (or fails) hands the rest of the order to the bring-up wave.
+        for (rank, &i) in self.graph.order.iter().enumerate() {
+            let Some(node) = self.graph.node(i as usize) else {
+                continue;
+            };
             if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
                 continue;
             }
-            let outcome = match self.bring_up_now(node, spawner, era) {
-                Some(now) => now,
-                None => self.bring_up(node, spawner, era).await,
+            let failed = match self.bring_up_now(node, spawner, era) {
+                Some(Ok(())) => continue,
+                Some(Err(e)) => Some(e),
+                None => None,
             };
-            if let Err(e) = outcome {
-                result = Err(e);
-                break;
-            }
+            result = self.start_wave(rank, failed, wanted, spawner, era).await;
+            break;
         }
         notify::changed();
         result
@@ -371,12 +389,13 @@ impl<const N: usize> Supervisor<N> {
 
     /// Latch `disabled` on `node` (with its whole pool, for a pool member)
     /// and put the collateral hold on its transitive dependents (with their
-    /// pools), then stop them dependents-first. The hold is what `activate`
+    /// pools), then stop them as a wave, dependents first (as
+    /// [`teardown`](Self::teardown) does, over this set). The hold is what `activate`
     /// of `node` releases; a node's own `disabled` latch only `activate` of
     /// that node clears. Detached nodes are never pulled in, nor is anything
     /// that depends on the target only through a detached node. Aborts at
-    /// the first missed ack ([`FaultKind::AckMissed`]). A node not in this
-    /// graph is refused ([`Refusal::NotInGraph`]).
+    /// the first missed ack ([`FaultKind::AckMissed`]; nothing more is asked
+    /// to stop). A node not in this graph is refused ([`Refusal::NotInGraph`]).
     pub async fn deactivate(&self, node: &'static TaskNode) -> Result<(), NodeFault> {
         let Some(seed) = self.graph.index_of(node) else {
             return Err(NodeFault::new(node, Refusal::NotInGraph.into()));
@@ -391,13 +410,9 @@ impl<const N: usize> Supervisor<N> {
         set.mark(self.graph, seed);
         set.latch = flag::HELD;
         set.close_over_dependents(self.graph);
-        let span = &self.graph.order[set.lo..=set.hi];
-        for &i in span.iter().rev() {
-            let member = self.graph.node(i as usize).filter(|_| set.has(i as usize));
-            if let Some(n) = member.filter(|n| n.is_running()) {
-                stop(n).await?;
-            }
-        }
+        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
+            .run()
+            .await?;
         // The latch alone is a change drivers react to (a controller slot
         // whose target was already down must see it disabled).
         notify::changed();

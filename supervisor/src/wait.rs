@@ -82,14 +82,14 @@ enum Phase<'a> {
 /// A 64-bit tick count stored as two words: 4-byte alignment keeps every
 /// future that embeds an `Until` free of 8-byte padding.
 #[derive(Clone, Copy)]
-struct Tick([u32; 2]);
+pub(crate) struct Tick([u32; 2]);
 
 impl Tick {
-    fn new(t: u64) -> Self {
+    pub(crate) const fn new(t: u64) -> Self {
         Self([t as u32, (t >> 32) as u32])
     }
 
-    fn get(self) -> u64 {
+    pub(crate) fn get(self) -> u64 {
         u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
     }
 }

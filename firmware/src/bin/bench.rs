@@ -217,6 +217,16 @@ async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, s
     })
     .await;
     row(name, N, "control Activate(leaf)", 1, c);
+    if wide {
+        // A cascade costs what it stops, not the graph: only the root and
+        // one leaf run; the rest of the leaves are down (per graph node).
+        let _ = sup.teardown().await;
+        let up = sup.start_node(&W[0], spawner).await.is_ok()
+            && sup.start_node(&W[1], spawner).await.is_ok();
+        Timer::after_millis(2).await;
+        let c = cost(|r| up && r.is_ok(), sup.deactivate(&W[0])).await;
+        row(name, N, "deactivate(root), 2 running", N, c);
+    }
     // Back to all-enabled and all-down for the next workload.
     for node in W.iter().take(N) {
         // A failure shows in the check below (a node left down).

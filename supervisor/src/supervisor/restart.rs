@@ -4,7 +4,8 @@
 
 use embassy_executor::Spawner;
 
-use super::{Cascade, Supervisor, blocked_by, stop};
+use super::stop_wave::{OnMiss, StopWave};
+use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
 use crate::fault::{FaultKind, NodeFault, Refusal};
@@ -24,7 +25,8 @@ pub type RestartRefusal = Refusal;
 
 impl<const N: usize> Supervisor<N> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
-    /// (dependents first) and the node itself, each ack awaited, then bring
+    /// and the node itself as a stop wave (a node once its dependents
+    /// acked, unrelated ones at once; aborts at the first missed ack), then bring
     /// them back in dependency order through the one bring-up path, so gates
     /// and `ready` dependencies are waited for again (each bounded by the
     /// node's slot timeout). The node comes back even if it was down (an
@@ -79,16 +81,16 @@ impl<const N: usize> Supervisor<N> {
         // Who comes back: the node, and each member of the set up now.
         let mut back = [false; N];
         back[seed] = true;
-        for &i in span.iter().rev() {
+        for &i in span {
             let i = i as usize;
-            let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
-                continue;
-            };
-            if n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
+            let up = |n: &TaskNode| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
+            if set.has(i) && self.graph.node(i).is_some_and(up) {
                 back[i] = true;
-                stop(n).await?;
             }
         }
+        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
+            .run()
+            .await?;
         let result = self.bring_back(span, &back, spawner, era).await;
         notify::changed();
         #[cfg(feature = "events")]

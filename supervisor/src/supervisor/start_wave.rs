@@ -1,0 +1,221 @@
+//! The bring-up wave: the part of `start` / `respawn_terminate` after the
+//! first node that cannot come up at once. Every node comes up as soon as
+//! its dependencies in the wave are up and its own gates are open, so
+//! independent slow gates overlap and a blocked node holds up only what
+//! depends on it.
+//!
+//! Guarantees:
+//!
+//! - a node is spawned only after each dependency this bring-up started is
+//!   up (as before: a dependency the bring-up skipped, being disabled or
+//!   not wanted, does not hold it);
+//! - a node waiting for a gate (resource, executor slot, `ready` dep) gets
+//!   its own `slot_timeout`, counted from when it began waiting: a node
+//!   that first waits for its dependencies waits for them without a bound
+//!   of its own, and its budget starts when they are up;
+//! - a failure (a gate that stayed closed, a refused spawn) keeps down the
+//!   failed node and everything in the wave that depends on it, and
+//!   nothing else: the other nodes still come up. The verb returns the
+//!   first failure's error, and `failed_node` names that node;
+//! - a teardown that begins meanwhile ends the wave: nothing more comes up
+//!   (as every bring-up, through the era check).
+//!
+//! Cost: no allocation; the future holds a state byte and a deadline per
+//! slot (9 bytes). A graph whose gates are open never gets here (the fast
+//! path in `bring_up_in_order` costs what it did). Each wake-up (a change:
+//! a slot filled, a node ready, or the earliest deadline) re-checks only
+//! the span of the dependency order that still has waiting nodes, and the
+//! edges of its waiting nodes.
+
+use core::future::poll_fn;
+use core::pin::pin;
+use core::task::Poll;
+
+use embassy_executor::Spawner;
+use portable_atomic::Ordering;
+
+use super::Supervisor;
+use crate::TaskNode;
+use crate::clock::now;
+use crate::fault::{NodeFault, Refusal};
+use crate::log::log_warn;
+use crate::node::{flag, transition};
+use crate::notify::{self, Observer};
+use crate::phase::Phase;
+use crate::wait::Tick;
+
+/// Up, skipped, or not part of the wave: no hold on its dependents.
+const FREE: u8 = 0;
+/// A gate of its own is closed; its budget runs.
+const WAITING: u8 = 1;
+/// A dependency in the wave is not up yet.
+const DEFERRED: u8 = 2;
+/// It, or a dependency in the wave, did not come up.
+const FAILED: u8 = 3;
+
+/// The wave's state: per slot a state and (while `WAITING`) a deadline.
+struct StartWave<const N: usize> {
+    state: [u8; N],
+    deadline: [Tick; N],
+    /// The first error, with its node.
+    first: Option<NodeFault>,
+}
+
+impl<const N: usize> Supervisor<N> {
+    /// Bring up the nodes `wanted` selects from rank `from` of the
+    /// dependency order on, as a wave (see the module docs). `failed` is
+    /// the node at `from` if its spawn already failed (the caller's fast
+    /// path tried it); otherwise it is tried again here.
+    pub(super) async fn start_wave(
+        &self,
+        from: usize,
+        failed: Option<NodeFault>,
+        wanted: fn(&TaskNode) -> bool,
+        spawner: Spawner,
+        era: u32,
+    ) -> Result<(), NodeFault> {
+        let mut wave = StartWave {
+            state: [FREE; N],
+            deadline: [Tick::new(0); N],
+            first: failed,
+        };
+        let mut lo = from;
+        if failed.is_some() {
+            wave.state[self.graph.order[from] as usize] = FAILED;
+            lo += 1;
+        }
+        let mut hi = N.saturating_sub(1);
+        let mut fresh = true;
+        let mut observer = pin!(Observer::new());
+        poll_fn(|cx| {
+            loop {
+                let epoch = notify::epoch();
+                let Some((span, earliest)) =
+                    self.wave_pass(&mut wave, lo, hi, fresh, wanted, spawner, era)
+                else {
+                    return Poll::Ready(());
+                };
+                (lo, hi, fresh) = (span.0, span.1, false);
+                if self.era() != era {
+                    // A teardown began: nothing more comes up.
+                    let node = self.graph.node(self.graph.order[lo] as usize);
+                    if let Some(node) = node.filter(|_| wave.first.is_none()) {
+                        wave.first = Some(NodeFault::new(node, Refusal::Halted.into()));
+                    }
+                    return Poll::Ready(());
+                }
+                if earliest != u64::MAX {
+                    embassy_time_driver::schedule_wake(earliest, cx.waker());
+                }
+                if !observer.as_mut().sleep(cx, || notify::epoch() != epoch) {
+                    return Poll::Pending;
+                }
+            }
+        })
+        .await;
+        match wave.first {
+            None => Ok(()),
+            Some(e) => {
+                // Later failures of the wave stored theirs: name the first.
+                let slot = self
+                    .graph
+                    .index_of(e.node)
+                    .map_or(super::NO_NODE, |i| i as u16);
+                self.failed.store(slot, Ordering::Release);
+                Err(e)
+            }
+        }
+    }
+
+    /// One pass over ranks `lo..=hi`: try every node that may come up now
+    /// (`fresh`: every wanted node; later: the waiting ones). Returns the
+    /// span still waiting and the earliest deadline, or `None` if nothing
+    /// waits any more.
+    #[allow(clippy::too_many_arguments)]
+    fn wave_pass(
+        &self,
+        wave: &mut StartWave<N>,
+        lo: usize,
+        hi: usize,
+        fresh: bool,
+        wanted: fn(&TaskNode) -> bool,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<((usize, usize), u64)> {
+        let t = now();
+        let mut span: Option<(usize, usize)> = None;
+        let mut earliest = u64::MAX;
+        for r in lo..=hi.min(N.saturating_sub(1)) {
+            let i = self.graph.order[r] as usize;
+            let Some(node) = self.graph.node(i) else {
+                continue;
+            };
+            let s = wave.state[i];
+            let candidate = if fresh {
+                node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
+            } else {
+                s == WAITING || s == DEFERRED
+            };
+            if !candidate {
+                continue;
+            }
+            let next = self.wave_step(wave, i, node, t, spawner, era);
+            wave.state[i] = next;
+            if next == WAITING || next == DEFERRED {
+                span = Some(span.map_or((r, r), |(a, _)| (a, r)));
+                if next == WAITING {
+                    earliest = earliest.min(wave.deadline[i].get());
+                }
+            }
+        }
+        span.map(|s| (s, earliest))
+    }
+
+    /// What becomes of node `i` in this pass.
+    fn wave_step(
+        &self,
+        wave: &mut StartWave<N>,
+        i: usize,
+        node: &'static TaskNode,
+        t: u64,
+        spawner: Spawner,
+        era: u32,
+    ) -> u8 {
+        let mut held = FREE;
+        for &d in self.graph.deps[i] {
+            match wave.state.get(d as usize).copied() {
+                Some(FAILED) => {
+                    log_warn!("`{}` not started: a dependency did not come up", node.name);
+                    return FAILED;
+                }
+                Some(WAITING | DEFERRED) => held = DEFERRED,
+                _ => {}
+            }
+        }
+        if held == DEFERRED {
+            return DEFERRED;
+        }
+        let outcome = match self.bring_up_now(node, spawner, era) {
+            Some(outcome) => outcome,
+            None if wave.state[i] != WAITING => {
+                // Its budget starts now, when it begins to wait.
+                wave.deadline[i] = Tick::new(t.saturating_add(node.slot_timeout().as_ticks()));
+                transition(node, Phase::Spawning);
+                return WAITING;
+            }
+            None if t < wave.deadline[i].get() => return WAITING,
+            None => {
+                // The gate it waited for, named: which slot, or which dep.
+                let closed = self.closed_gate(node).map(|(_, kind)| kind);
+                self.spawned(node, Err(closed.unwrap_or(Refusal::Halted.into())))
+            }
+        };
+        match outcome {
+            Ok(()) => FREE,
+            Err(e) => {
+                wave.first.get_or_insert(e);
+                FAILED
+            }
+        }
+    }
+}

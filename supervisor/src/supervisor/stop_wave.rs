@@ -1,0 +1,325 @@
+//! The stop wave: stop a set of nodes dependents-first, each node as soon
+//! as its own dependents in the set are down, unrelated nodes concurrently.
+//!
+//! Guarantees, for the nodes of one wave:
+//!
+//! - a node is asked to stop only after every dependent of it in the set
+//!   has acked (or was down): a down member still orders the wave, so a
+//!   node never loses even a transitive dependent that is still up;
+//! - nodes with no ordering between them are asked in the same pass and
+//!   wind down concurrently: the wall time is the sum of ack times along
+//!   the longest chain, not over all nodes;
+//! - each node's ack deadline runs from its own stop request, for its own
+//!   [`ack_timeout`](crate::NodeSpec::with_ack_timeout);
+//! - [`OnMiss::Abort`]: at the first missed deadline the wave returns that
+//!   node's [`ShutdownTimeout`] and asks nothing more. The wedged node's
+//!   dependencies were not asked (they wait for its ack) and never are;
+//!   nodes already asked keep their request and may still ack. Nothing
+//!   waits for them.
+//! - [`OnMiss::Continue`]: a node that missed its deadline counts as gone,
+//!   the wave goes on to its dependencies, and the first miss is returned
+//!   at the end.
+//!
+//! Cost: no allocation. The future holds, per graph slot, a count of
+//! dependents still up (2 bytes), a place in the in-flight list (1 byte)
+//! and a deadline (8 bytes). Building the wave is one pass over its span of
+//! the dependency order and its edges; each ack costs one decrement per
+//! dependency of the node that acked; each wake-up re-reads the flags of
+//! the nodes in flight (no scan of the graph, no all-pairs recheck): in
+//! total O(nodes + edges) plus O(nodes in flight) per wake-up.
+
+use core::future::poll_fn;
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll};
+
+use crate::clock::now;
+use crate::error::ShutdownTimeout;
+use crate::fault::NodeFault;
+use crate::log::log_warn;
+use crate::node::{flag, transition};
+use crate::notify::Observer;
+use crate::phase::Phase;
+use crate::wait::Tick;
+use crate::{Graph, TaskNode};
+
+/// Not in the wave, or done with.
+const OUT: u16 = u16::MAX;
+/// Asked to stop; its ack is awaited.
+const FLYING: u16 = u16::MAX - 1;
+
+/// What a missed ack does to the rest of the wave.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnMiss {
+    /// Return the timeout at once; ask nothing more.
+    Abort,
+    /// Count the node as gone, stop the rest, return the first timeout at
+    /// the end (`teardown_continue`).
+    Continue,
+}
+
+/// One stop wave over a set of a graph's slots; [`run`](Self::run) it.
+pub(crate) struct StopWave<const N: usize> {
+    graph: &'static Graph<N>,
+    /// Per slot: [`OUT`], [`FLYING`], or the count of its dependents in
+    /// the wave not yet down.
+    left: [u16; N],
+    /// Slots asked to stop and not yet acked: the first `flying` entries.
+    flight: [u8; N],
+    flying: u16,
+    /// Per slot in flight: when its ack window ends.
+    deadline: [Tick; N],
+    /// The span of the dependency order the wave covers (ranks `lo..=hi`).
+    lo: u16,
+    hi: u16,
+    started: bool,
+    /// Passes left before arming the timer: a worker on this executor
+    /// acks within them and the wave needs no timer queue update.
+    spin: u8,
+    on_miss: OnMiss,
+    first_miss: Option<ShutdownTimeout>,
+}
+
+impl<const N: usize> StopWave<N> {
+    /// A wave over the slots `member` selects within ranks `lo..=hi` of
+    /// the dependency order. Nothing is asked until the first poll. One
+    /// pass over the span and its edges.
+    pub(crate) fn new(
+        graph: &'static Graph<N>,
+        lo: usize,
+        hi: usize,
+        member: impl Fn(usize) -> bool,
+        on_miss: OnMiss,
+    ) -> Self {
+        // An empty span (`lo > hi`, or a graph of no slots) is the empty wave.
+        let (lo, hi) = if lo <= hi && hi < N { (lo, hi) } else { (1, 0) };
+        let mut left = [OUT; N];
+        let span = graph.order.get(lo..=hi).unwrap_or(&[]);
+        // One pass in dependency order: a node's dependencies in the span
+        // joined before it, so it can count itself on them at once.
+        for &i in span {
+            let i = i as usize;
+            // Detached nodes are self-managed: they neither stop nor order.
+            if !(graph.node(i).is_some_and(|n| !n.is_detached()) && member(i)) {
+                continue;
+            }
+            left[i] = 0;
+            for &d in graph.deps[i] {
+                if let Some(l) = left.get_mut(d as usize).filter(|l| **l != OUT) {
+                    *l += 1;
+                }
+            }
+        }
+        Self {
+            graph,
+            left,
+            flight: [0; N],
+            flying: 0,
+            deadline: [Tick::new(0); N],
+            lo: lo as u16,
+            hi: hi as u16,
+            started: false,
+            spin: 0,
+            on_miss,
+            first_miss: None,
+        }
+    }
+}
+
+/// The running instance asked to stop is gone (down, or a fresh activation
+/// replaced it).
+fn acked(n: &TaskNode) -> bool {
+    n.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN)
+}
+
+/// The wave's mutable state, borrowed out of the pinned future.
+struct Run<'a, const N: usize> {
+    graph: &'static Graph<N>,
+    left: &'a mut [u16; N],
+    flight: &'a mut [u8; N],
+    flying: &'a mut u16,
+    deadline: &'a mut [Tick; N],
+    /// Set by the first stop request of this poll: the task was queued
+    /// before it, so a worker on this executor runs (and acks) first.
+    asked: bool,
+}
+
+impl<const N: usize> Run<'_, N> {
+    /// Every member with no dependent left, dependents first.
+    fn begin(&mut self, cx: &Context<'_>, lo: usize, hi: usize) {
+        let graph = self.graph;
+        for &i in graph.order[lo..=hi].iter().rev() {
+            if self.left[i as usize] == 0 && !self.ask(cx, i as usize) {
+                self.done(cx, i as usize);
+            }
+        }
+    }
+
+    /// Slot `i` has no dependent left up: ask it to stop if it runs
+    /// (`true`); `false` if it is down already (nothing done).
+    fn ask(&mut self, cx: &Context<'_>, i: usize) -> bool {
+        let Some(n) = self.graph.node(i) else {
+            return false;
+        };
+        if n.flags() & (flag::DETACHED | flag::RUNNING) != flag::RUNNING {
+            return false;
+        }
+        if !self.asked {
+            self.asked = true;
+            cx.waker().wake_by_ref();
+        }
+        self.left[i] = FLYING;
+        self.deadline[i] = Tick::new(now().saturating_add(n.ack_timeout().as_ticks()));
+        self.flight[*self.flying as usize] = i as u8;
+        *self.flying += 1;
+        n.request_shutdown();
+        true
+    }
+
+    /// Slot `i` is down: each of its dependencies in the wave has one
+    /// dependent less to wait for. Iterative (a stack in the free tail of
+    /// the in-flight list), so a run of down nodes costs no recursion.
+    fn done(&mut self, cx: &Context<'_>, i: usize) {
+        // Slots on the stack are neither in flight nor done yet, so the
+        // stack and the in-flight list together never exceed N entries.
+        let mut top = N;
+        self.left[i] = OUT;
+        let mut next = Some(i);
+        while let Some(j) = next {
+            for &d in self.graph.deps[j] {
+                let d = d as usize;
+                let Some(l) = self.left.get_mut(d).filter(|l| **l < FLYING) else {
+                    continue;
+                };
+                *l -= 1;
+                if *l > 0 {
+                    continue;
+                }
+                if !self.ask(cx, d) {
+                    self.left[d] = OUT;
+                    top -= 1;
+                    self.flight[top] = d as u8;
+                }
+            }
+            next = (top < N).then(|| {
+                top += 1;
+                self.flight[top - 1] as usize
+            });
+        }
+    }
+
+    /// Retire every node in flight that acked, and whatever that lets go.
+    fn collect(&mut self, cx: &Context<'_>) {
+        let mut k = 0;
+        while k < *self.flying as usize {
+            let i = self.flight[k] as usize;
+            if self.graph.node(i).is_none_or(acked) {
+                self.drop_flight(k);
+                self.done(cx, i);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    fn drop_flight(&mut self, k: usize) {
+        *self.flying -= 1;
+        self.flight[k] = self.flight[*self.flying as usize];
+    }
+
+    /// The node in flight whose deadline passed first, if any, with its
+    /// place in the list; otherwise the earliest deadline to come.
+    fn overdue(&self, at: u64) -> Result<u64, usize> {
+        let mut earliest = u64::MAX;
+        let mut missed = None;
+        for k in 0..*self.flying as usize {
+            let d = self.deadline[self.flight[k] as usize].get();
+            if d <= at && missed.is_none_or(|(_, m)| d < m) {
+                missed = Some((k, d));
+            }
+            earliest = earliest.min(d);
+        }
+        missed.map_or(Ok(earliest), |(k, _)| Err(k))
+    }
+
+    fn any_acked(&self) -> bool {
+        self.flight[..*self.flying as usize]
+            .iter()
+            .any(|&i| self.graph.node(i as usize).is_none_or(acked))
+    }
+}
+
+impl<const N: usize> StopWave<N> {
+    /// Stop the wave's nodes: `Ok` once every member is down, or the first
+    /// missed ack (see [`OnMiss`]).
+    pub(crate) async fn run(mut self) -> Result<(), NodeFault> {
+        let mut observer = pin!(Observer::new());
+        poll_fn(|cx| self.poll_step(cx, observer.as_mut()))
+            .await
+            .map_err(NodeFault::from)
+    }
+
+    fn poll_step(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut observer: Pin<&mut Observer>,
+    ) -> Poll<Result<(), ShutdownTimeout>> {
+        let this = self;
+        let mut run = Run {
+            graph: this.graph,
+            left: &mut this.left,
+            flight: &mut this.flight,
+            flying: &mut this.flying,
+            deadline: &mut this.deadline,
+            asked: false,
+        };
+        if !this.started {
+            this.started = true;
+            if this.lo <= this.hi {
+                run.begin(cx, this.lo as usize, this.hi as usize);
+            }
+        }
+        loop {
+            run.collect(cx);
+            if *run.flying == 0 {
+                return Poll::Ready(this.first_miss.take().map_or(Ok(()), Err));
+            }
+            if run.asked {
+                this.spin = 2;
+                return Poll::Pending;
+            }
+            if this.spin > 0 {
+                this.spin -= 1;
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let earliest = match run.overdue(now()) {
+                Ok(earliest) => earliest,
+                Err(k) => {
+                    let i = run.flight[k] as usize;
+                    let Some(node) = run.graph.node(i) else {
+                        run.drop_flight(k);
+                        continue;
+                    };
+                    let miss = missed(node);
+                    if this.on_miss == OnMiss::Abort {
+                        return Poll::Ready(Err(miss));
+                    }
+                    this.first_miss.get_or_insert(miss);
+                    run.drop_flight(k);
+                    run.done(cx, i);
+                    continue;
+                }
+            };
+            embassy_time_driver::schedule_wake(earliest, cx.waker());
+            if !observer.as_mut().sleep(cx, || run.any_acked()) {
+                return Poll::Pending;
+            }
+        }
+    }
+}
+
+fn missed(node: &'static TaskNode) -> ShutdownTimeout {
+    log_warn!("`{}` missed its shutdown ack", node.name);
+    transition(node, Phase::StopTimedOut);
+    ShutdownTimeout { node }
+}
