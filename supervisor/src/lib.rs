@@ -32,6 +32,8 @@ mod node;
 mod notify;
 mod payload;
 mod phase;
+#[cfg(feature = "restart")]
+mod policy;
 mod render;
 mod resource;
 mod supervisor;
@@ -74,6 +76,10 @@ pub use control::{
 };
 #[cfg(feature = "lifecycle-sink")]
 pub use node::{LifecycleSink, set_lifecycle_sink};
+#[cfg(feature = "restart")]
+pub use policy::{
+    DEFAULT_BACKOFF_MS, ExitStatus, RestartLog, RestartPolicy, RestartSpec, RestartState,
+};
 #[cfg(feature = "pool")]
 pub use pool::{
     Decision, DeferredShrink, ElasticPool, Pool, PoolAction, PoolLoad, ScalingPolicy, request_scale,

@@ -17,6 +17,8 @@ use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
+#[cfg(feature = "restart")]
+mod auto;
 mod restart;
 
 pub use restart::{RestartError, RestartRefusal};

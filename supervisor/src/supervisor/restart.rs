@@ -44,6 +44,19 @@ pub enum RestartError {
         /// The spawn's error (also recorded as [`failed_node`](Supervisor::failed_node)).
         error: SpawnError,
     },
+    /// Refused before anything stopped: `node` already restarted `restarts`
+    /// times within its `restart_budget:` window of `window_ms` (feature
+    /// `restart`). For an automatic restart the driver escalates
+    /// ([`RunError::Escalated`](crate::RunError::Escalated)).
+    #[cfg(feature = "restart")]
+    BudgetSpent {
+        /// The node whose budget is spent.
+        node: &'static TaskNode,
+        /// Restarts counted in the window (its `R`).
+        restarts: u16,
+        /// The window, in milliseconds (its `T`).
+        window_ms: u32,
+    },
 }
 
 /// What wins over a restart.
@@ -72,6 +85,16 @@ impl fmt::Display for RestartError {
             Self::Spawn { node, error } => {
                 write!(f, "restart: `{}` did not come back: {}", node.name, error)
             }
+            #[cfg(feature = "restart")]
+            Self::BudgetSpent {
+                node,
+                restarts,
+                window_ms,
+            } => write!(
+                f,
+                "restart refused: `{}` restarted {restarts} times within {window_ms} ms",
+                node.name
+            ),
         }
     }
 }
@@ -94,6 +117,43 @@ impl defmt::Format for RestartError {
                     error
                 )
             }
+            #[cfg(feature = "restart")]
+            Self::BudgetSpent {
+                node,
+                restarts,
+                window_ms,
+            } => defmt::write!(
+                f,
+                "restart refused: `{=str}` restarted {=u16} times within {=u32} ms",
+                node.name,
+                restarts,
+                window_ms
+            ),
+        }
+    }
+}
+
+/// Count a restart of `node` against its budget, if it has one, and in its
+/// restart count.
+#[cfg(feature = "restart")]
+fn take_budget(node: &'static TaskNode) -> Result<(), RestartError> {
+    let Some(spec) = node.restart_spec() else {
+        return Ok(());
+    };
+    let now = crate::node::now_ticks32();
+    match spec.take_budget(now) {
+        Ok(()) => {
+            spec.state.counted();
+            Ok(())
+        }
+        Err(spent) => {
+            #[cfg(feature = "events")]
+            publish(EventKind::RestartRefused { node: node.name });
+            Err(RestartError::BudgetSpent {
+                node,
+                restarts: spent.restarts,
+                window_ms: spent.window_ms,
+            })
         }
     }
 }
@@ -129,7 +189,10 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Refused as a value, with nothing stopped, when the node is not in the
     /// graph, is `disabled`, held, or detached, or the supervisor is halted
-    /// (after `teardown`, until the next `start`). A `deactivate` or
+    /// (after `teardown`, until the next `start`), or (feature `restart`)
+    /// when the node's `restart_budget: R in T` already holds `R` restarts
+    /// inside the last `T` ms ([`RestartError::BudgetSpent`]; a restart that
+    /// passes is counted, whatever its outcome). A `deactivate` or
     /// `teardown` that begins during the restart wins: what it latched or
     /// halted is not brought back ([`RestartError::Refused`]).
     ///
@@ -154,6 +217,8 @@ impl<const N: usize> Supervisor<N> {
             publish(EventKind::RestartRefused { node: node.name });
             return Err(refused(node, why));
         }
+        #[cfg(feature = "restart")]
+        take_budget(node)?;
         let era = self.era();
         let mut set = Cascade::<N>::new(0);
         set.add(self.graph, seed, node);
