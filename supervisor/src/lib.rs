@@ -96,6 +96,12 @@ pub mod __private {
     pub use embassy_executor;
     pub use embassy_time;
 
+    /// A zeroed budget log of `R` stamps (the macro's `restart_budget:`).
+    #[cfg(feature = "restart")]
+    pub const fn restart_log<const R: usize>() -> crate::RestartLog<R> {
+        [const { portable_atomic::AtomicU32::new(0) }; R]
+    }
+
     use embassy_executor::SpawnError;
 
     /// The value a closure `spawn:` body may end with: `()` (the value of
