@@ -99,6 +99,11 @@ impl RestartSpec {
         self.budget
     }
 
+    /// Restarts of the node so far (manual and automatic, saturating).
+    pub fn restarts(&self) -> u16 {
+        self.state.restarts()
+    }
+
     /// The wait before the restart after `attempt` earlier consecutive
     /// ones, in milliseconds.
     pub fn backoff_ms(&self, attempt: u8) -> u32 {
