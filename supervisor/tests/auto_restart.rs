@@ -310,3 +310,77 @@ async fn escalation(spawner: Spawner) {
 fn a_spent_budget_escalates() {
     common::run(&common::nodes_of(&BUDGET), |s| s.spawn(escalation(s).unwrap()));
 }
+
+// ---- rest-for-one, and what wins over a scheduled restart ---------------
+
+embassy_supervisor::supervisor_graph! {
+    name: CHAIN;
+    node A = Terminate, task: planned, exit: Result<(), ()>, restart: on_failure,
+        backoff: 10..10;
+    node B = Terminate, task: planned, exit: Result<(), ()>, deps: [A];
+    node C = Terminate, task: planned, exit: Result<(), ()>, deps: [B];
+    node D = Terminate, task: planned, exit: Result<(), ()>;
+    node DW = Terminate, task: planned, exit: Result<(), ()>, restart: always,
+        backoff: 50..50;
+    node HT = Terminate, task: planned, exit: Result<(), ()>, restart: always,
+        backoff: 50..50;
+}
+static SUP_C: Supervisor<6> = Supervisor::new(&CHAIN);
+runner!(run_c, SUP_C);
+
+#[embassy_executor::task]
+async fn chain(spawner: Spawner) {
+    // DW and HT end at once (restarts scheduled in 50 ms).
+    plan(&DW).oks.store(1, Ordering::SeqCst);
+    plan(&HT).oks.store(1, Ordering::SeqCst);
+    spawner.spawn(run_c(spawner).unwrap());
+    common::wait_until(|| D.is_running(), Duration::from_millis(5))
+        .await
+        .unwrap();
+    common::log::clear();
+    let mut sub = embassy_supervisor::event::subscribe().unwrap();
+    // A fails: its dependents stop (dependents first), then all three come
+    // back in dependency order; D is not touched.
+    plan(&A).kill.signal(());
+    let mut spawned = Vec::new();
+    common::wait_until(
+        || {
+            while let Some(WaitResult::Message(e)) = sub.try_next_message() {
+                if let EventKind::NodeSpawned { node } = e.kind {
+                    spawned.push(node);
+                }
+            }
+            started(&C) == 1
+        },
+        Duration::from_millis(30),
+    )
+    .await
+    .unwrap();
+    assert_eq!(common::log::order(Acked), ["C", "B"]);
+    assert_eq!(spawned, ["A", "B", "C"]);
+    assert_eq!(started(&D), 0);
+    drop(sub);
+    // A deactivate during DW's backoff wins: it stays down.
+    SUP_C.deactivate(&DW).await.unwrap();
+    common::advance_after_idle(Duration::from_millis(60)).await;
+    common::settle().await;
+    assert_eq!(started(&DW), 0);
+    assert!(!DW.is_running());
+    // HT came back at 50 ms; it ends again, and a teardown during its
+    // backoff wins too.
+    assert_eq!(started(&HT), 1);
+    plan(&HT).oks.store(0, Ordering::SeqCst);
+    plan(&HT).kill.signal(());
+    common::settle().await;
+    SUP_C.teardown().await.unwrap();
+    common::advance_after_idle(Duration::from_millis(120)).await;
+    common::settle().await;
+    assert_eq!(started(&HT), 1);
+    assert!(!HT.is_running() && !A.is_running());
+    common::pass();
+}
+
+#[test]
+fn rest_for_one_and_what_wins_over_a_restart() {
+    common::run(&common::nodes_of(&CHAIN), |s| s.spawn(chain(s).unwrap()));
+}
