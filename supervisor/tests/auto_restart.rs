@@ -229,7 +229,9 @@ async fn backoff(spawner: Spawner) {
 
 #[test]
 fn backoff_doubles_and_starts_over_after_a_stable_run() {
-    common::run(&common::nodes_of(&BACKOFF), |s| s.spawn(backoff(s).unwrap()));
+    common::run(&common::nodes_of(&BACKOFF), |s| {
+        s.spawn(backoff(s).unwrap())
+    });
 }
 
 // ---- the budget: its window's edges, and the escalation -----------------
@@ -308,7 +310,9 @@ async fn escalation(spawner: Spawner) {
 
 #[test]
 fn a_spent_budget_escalates() {
-    common::run(&common::nodes_of(&BUDGET), |s| s.spawn(escalation(s).unwrap()));
+    common::run(&common::nodes_of(&BUDGET), |s| {
+        s.spawn(escalation(s).unwrap())
+    });
 }
 
 // ---- rest-for-one, and what wins over a scheduled restart ---------------

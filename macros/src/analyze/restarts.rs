@@ -25,14 +25,18 @@ pub(super) fn graph_budget(
     let problem = if !crate::restart_feature() {
         Some(feature_message("restart_budget"))
     } else if d.default_budget.is_some() {
-        Some("a second `restart_budget` item: a graph has one default; set a node's own \
+        Some(
+            "a second `restart_budget` item: a graph has one default; set a node's own \
               with its `restart_budget:` clause"
-            .to_string())
+                .to_string(),
+        )
     } else if origin.is_some() || !cfg.is_always() {
-        Some("`restart_budget` item in a fragment or under `#[cfg]`: the default budget \
+        Some(
+            "`restart_budget` item in a fragment or under `#[cfg]`: the default budget \
               belongs to the whole graph; declare it once, unconditionally, at the graph \
               site"
-            .to_string())
+                .to_string(),
+        )
     } else {
         None
     };
@@ -57,11 +61,7 @@ fn feature_message(kw: &str) -> String {
 /// `R in T` checked: `R` in 1..=255, `T` at least 1 ms.
 ///
 /// Pinned by: `restart_budget_zero`, `restart_budget_zero_window`.
-fn budget_value(
-    r: &LitInt,
-    t: &LitInt,
-    mut err: impl FnMut(Span, &str),
-) -> Option<(u16, u32)> {
+fn budget_value(r: &LitInt, t: &LitInt, mut err: impl FnMut(Span, &str)) -> Option<(u16, u32)> {
     let restarts = match r.base10_parse::<u16>() {
         Ok(0) => {
             err(
@@ -73,7 +73,10 @@ fn budget_value(
         }
         Ok(n) if n <= 255 => Some(n),
         _ => {
-            err(r.span(), "a restart budget counts at most 255 restarts per window");
+            err(
+                r.span(),
+                "a restart budget counts at most 255 restarts per window",
+            );
             None
         }
     };
@@ -88,7 +91,10 @@ fn budget_value(
         }
         Ok(ms) => Some(ms),
         Err(_) => {
-            err(t.span(), "the budget window is in milliseconds and must fit a u32");
+            err(
+                t.span(),
+                "the budget window is in milliseconds and must fit a u32",
+            );
             None
         }
     };
@@ -101,17 +107,22 @@ fn budget_value(
 ///
 /// Pinned by: `restart_without_feature`, `restart_unknown_policy`,
 /// `restart_on_pause`, `restart_without_task`, `backoff_without_restart`,
-/// `backoff_min_over_max`, `backoff_zero`, `on_failure_cannot_fail`.
+/// `backoff_min_over_max`, `backoff_zero`, `on_failure_cannot_fail` (and, in
+/// the shell, `exit_without_exit_status`).
 pub(super) fn check(
     site: &Site,
     c: &Clauses,
     declared: &Declared,
     errors: &mut Errors,
 ) -> Option<RestartModel> {
-    let first = [c.restart.map(|r| r.0), c.backoff.map(|b| b.0), c.budget.map(|b| b.0)];
-    let kw = first.into_iter().flatten().next()?;
+    let first = [
+        c.restart.map(|r| (r.0, "restart:")),
+        c.backoff.map(|b| (b.0, "backoff:")),
+        c.budget.map(|b| (b.0, "restart_budget:")),
+    ];
+    let (kw, name) = first.into_iter().flatten().next()?;
     if !crate::restart_feature() {
-        site.err(errors, kw, feature_message("restart"));
+        site.err(errors, kw, feature_message(name));
         return None;
     }
     let policy = c.restart.and_then(|(_, v)| policy(site, v, errors));
@@ -131,10 +142,14 @@ pub(super) fn check(
         }
         backoff(site, min, max, errors)
     });
-    let own = c.budget.and_then(|(_, r, t)| {
-        budget_value(r, t, |sp, msg| site.err(errors, sp, msg))
+    let own = c
+        .budget
+        .and_then(|(_, r, t)| budget_value(r, t, |sp, msg| site.err(errors, sp, msg)));
+    let budget = own.or(if active {
+        declared.default_budget
+    } else {
+        None
     });
-    let budget = own.or(if active { declared.default_budget } else { None });
     if !active && budget.is_none() {
         return None;
     }
@@ -157,7 +172,9 @@ fn policy(site: &Site, v: &Ident, errors: &mut Errors) -> Option<String> {
             site.err(
                 errors,
                 v.span(),
-                format!("unknown restart policy `{other}`: expected `never`, `on_failure` or `always`"),
+                format!(
+                    "unknown restart policy `{other}`: expected `never`, `on_failure` or `always`"
+                ),
             );
             return None;
         }
@@ -213,7 +230,11 @@ fn check_policy_site(site: &Site, c: &Clauses, sp: Span, errors: &mut Errors) {
 /// `MIN..MAX` checked: `MIN` at least 1 ms and not above `MAX`.
 fn backoff(site: &Site, min: &LitInt, max: &LitInt, errors: &mut Errors) -> Option<(u32, u32)> {
     let (Ok(lo), Ok(hi)) = (min.base10_parse::<u32>(), max.base10_parse::<u32>()) else {
-        site.err(errors, min.span(), "`backoff:` bounds are milliseconds and must fit a u32");
+        site.err(
+            errors,
+            min.span(),
+            "`backoff:` bounds are milliseconds and must fit a u32",
+        );
         return None;
     };
     if lo == 0 {

@@ -39,7 +39,11 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
     // `restart: on_failure` with `exit:`: the value says whether it failed.
     let classify = u.restart.as_ref().is_some_and(|r| r.classify);
     let mark = if classify {
-        quote!(if __es_failed { __es_node.mark_failed() } else { __es_node.mark_exited() })
+        quote!(if __es_failed {
+            __es_node.mark_failed()
+        } else {
+            __es_node.mark_exited()
+        })
     } else {
         quote!(__es_node.mark_exited())
     };
@@ -113,13 +117,12 @@ fn shell_body(u: &Unit, f: &Form, a: &ShellArgs) -> TokenStream {
     // Spanned on the `exit:` type, so a type without `ExitStatus` is
     // reported where it is declared.
     let failed = |sp: proc_macro2::Span, cancel: bool| {
-        let is_failure = quote_spanned!(sp=> #rt::ExitStatus::is_failure);
         classify.then(|| match cancel {
-            false => quote!(let __es_failed = #is_failure(&__es_out);),
+            false => quote_spanned!(sp=> let __es_failed = #rt::ExitStatus::is_failure(&__es_out);),
             // A stop that aborted the worker is no failure.
-            true => quote! {
+            true => quote_spanned! {sp=>
                 let __es_failed = match &__es_out {
-                    ::core::result::Result::Ok(__es_v) => #is_failure(__es_v),
+                    ::core::result::Result::Ok(__es_v) => #rt::ExitStatus::is_failure(__es_v),
                     ::core::result::Result::Err(_) => false,
                 };
             },
