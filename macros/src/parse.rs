@@ -267,23 +267,7 @@ impl Parse for Clause {
                     ClauseValue::Policy(None, input.parse()?)
                 }
             }
-            "restart" => ClauseValue::Restart(input.call(Ident::parse_any).map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "`restart:` takes `never`, `on_failure` or `always`",
-                )
-            })?),
-            "backoff" => {
-                let min = millis(input, "backoff")?;
-                input.parse::<Token![..]>().map_err(|e| {
-                    syn::Error::new(e.span(), "`backoff:` takes `MIN..MAX` in milliseconds")
-                })?;
-                ClauseValue::Backoff(min, millis(input, "backoff")?)
-            }
-            "restart_budget" => {
-                let (r, t) = budget(input)?;
-                ClauseValue::RestartBudget(r, t)
-            }
+            "restart" | "backoff" | "restart_budget" => restart_clause(input, &kw)?,
             "min" => ClauseValue::Min(input.parse()?),
             "max" => ClauseValue::Max(input.parse()?),
             _ => {
@@ -401,4 +385,27 @@ fn budget(input: ParseStream) -> syn::Result<(LitInt, LitInt)> {
     input.parse::<Token![in]>().map_err(shape)?;
     let t: LitInt = input.parse().map_err(shape)?;
     Ok((r, t))
+}
+
+/// The value of a `restart:`, `backoff:` or `restart_budget:` clause.
+fn restart_clause(input: ParseStream, kw: &str) -> syn::Result<ClauseValue> {
+    Ok(match kw {
+        "restart" => ClauseValue::Restart(input.call(Ident::parse_any).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "`restart:` takes `never`, `on_failure` or `always`",
+            )
+        })?),
+        "backoff" => {
+            let min = millis(input, "backoff")?;
+            input.parse::<Token![..]>().map_err(|e| {
+                syn::Error::new(e.span(), "`backoff:` takes `MIN..MAX` in milliseconds")
+            })?;
+            ClauseValue::Backoff(min, millis(input, "backoff")?)
+        }
+        _ => {
+            let (r, t) = budget(input)?;
+            ClauseValue::RestartBudget(r, t)
+        }
+    })
 }
