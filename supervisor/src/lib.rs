@@ -25,6 +25,7 @@ mod driver;
 #[cfg(feature = "enabled-if")]
 mod enabled_if;
 mod error;
+mod fault;
 mod graph;
 #[cfg(feature = "liveness")]
 mod health;
@@ -58,6 +59,7 @@ pub mod event;
 pub mod trace;
 
 pub use error::{ControlQueueFull, RunError, ShutdownTimeout};
+pub use fault::{FaultKind, NodeFault, Refusal};
 pub use graph::Graph;
 pub use node::{
     Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SHUTDOWN_ACK_TIMEOUT, SpawnFn, TaskNode,

@@ -17,6 +17,13 @@ use crate::notify;
 pub trait Gate: Sync {
     /// True once the spawn can proceed.
     fn is_filled(&self) -> bool;
+
+    /// True for an executor's spawner slot: a spawn that times out on it
+    /// reports [`FaultKind::ExecutorUnpublished`](crate::FaultKind::ExecutorUnpublished)
+    /// rather than [`ResourceEmpty`](crate::FaultKind::ResourceEmpty).
+    fn is_executor_slot(&self) -> bool {
+        false
+    }
 }
 
 /// A slot a provider node fills ([`NodeSpec::with_provides`](crate::NodeSpec::with_provides)):
@@ -199,5 +206,9 @@ impl Default for SpawnerSlot {
 impl Gate for SpawnerSlot {
     fn is_filled(&self) -> bool {
         self.get().is_some()
+    }
+
+    fn is_executor_slot(&self) -> bool {
+        true
     }
 }

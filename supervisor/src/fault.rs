@@ -1,0 +1,327 @@
+//! [`NodeFault`]: the one error every verb returns. It names the node and
+//! says what went wrong ([`FaultKind`]), so a field log can tell a missed ack
+//! from an empty resource slot, an unpublished executor, a `ready` dependency
+//! that never came up, a full task pool or a refusal.
+//!
+//! Three words on a 32-bit target (the node, the kind's tag and its one-word
+//! payload); `Result<(), NodeFault>` is no larger (the node reference is never
+//! null). The `Display` and `defmt::Format` impls are linked only if used.
+
+use core::fmt;
+
+use embassy_executor::SpawnError;
+
+use crate::TaskNode;
+use crate::error::ShutdownTimeout;
+
+/// What went wrong with a node, and which node: the error of every verb
+/// (`start`, `teardown`, `activate`, `deactivate`, `restart`, …) and what
+/// [`Supervisor::run`](crate::Supervisor::run) returns.
+///
+/// ```
+/// # use embassy_supervisor::{FaultKind, Mode, NodeFault, NodeSpec, TaskNode};
+/// static RADIO: TaskNode = TaskNode::new(&NodeSpec::new("radio", Mode::Terminate));
+/// let fault = NodeFault::new(&RADIO, FaultKind::AckMissed);
+/// assert_eq!(fault.to_string(), "node `radio` missed its shutdown ack");
+/// ```
+#[derive(Clone, Copy)]
+pub struct NodeFault {
+    /// The node it happened to (for a `ready` dependency that never came up,
+    /// the node that waited for it).
+    pub node: &'static TaskNode,
+    /// What happened.
+    pub kind: FaultKind,
+}
+
+/// What went wrong; see [`NodeFault`]. New kinds may be added in a minor
+/// release.
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub enum FaultKind {
+    /// Asked to stop, the node did not acknowledge within its ack timeout
+    /// ([`SHUTDOWN_ACK_TIMEOUT`](crate::SHUTDOWN_ACK_TIMEOUT) unless it sets
+    /// its own). It is still running as far as the supervisor knows; the
+    /// application decides the escalation (retry, log, hardware reset).
+    AckMissed,
+    /// A resource slot the node needs stayed empty for its slot timeout; the
+    /// spawn was refused. `gate` is the slot's position in the node's gate
+    /// list: its `resources:` in declaration order (those compiled in), as
+    /// given to [`NodeSpec::with_resources`](crate::NodeSpec::with_resources).
+    ResourceEmpty {
+        /// Position of the slot in the node's gate list.
+        gate: u8,
+    },
+    /// The executor the node runs on (its `executor:` [`SpawnerSlot`](crate::SpawnerSlot))
+    /// was not published within the node's slot timeout; the spawn was refused.
+    ExecutorUnpublished {
+        /// Position of the slot in the node's gate list (after its resources).
+        gate: u8,
+    },
+    /// A `ready` dependency did not report ready within the node's slot
+    /// timeout; the spawn was refused.
+    DepNotReady {
+        /// The dependency that stayed not ready.
+        dep: &'static TaskNode,
+    },
+    /// The spawn fn returned `SpawnError::Busy`: the task's pool has no free
+    /// instance (an earlier one not yet freed by the executor), or the spawn
+    /// glue found a slot emptied after its gate opened.
+    SpawnBusy,
+    /// The verb would not act on the node, or a latch or teardown that began
+    /// meanwhile won over its bring-up. Nothing was spawned.
+    Refused(Refusal),
+    /// A restart was refused before anything stopped: the node already
+    /// restarted `restarts` times within its `restart_budget:` window.
+    BudgetSpent {
+        /// Restarts counted in the window.
+        restarts: u16,
+        /// The window, in milliseconds.
+        window_ms: u32,
+    },
+    /// An automatic restart found the budget spent and escalated: the graph
+    /// was torn down. What [`run`](crate::Supervisor::run) returns then.
+    Escalated {
+        /// Restarts counted in the window.
+        restarts: u16,
+        /// The window, in milliseconds.
+        window_ms: u32,
+    },
+}
+
+/// Why a verb would not act on a node ([`FaultKind::Refused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The node is not in this supervisor's graph.
+    NotInGraph,
+    /// Declared `disabled` or deactivated: `activate` it instead.
+    Disabled,
+    /// Held down by a deactivated dependency (the collateral hold): `activate`
+    /// that dependency, or the node itself.
+    Held,
+    /// Self-managed: the supervisor does not touch it.
+    Detached,
+    /// The graph is torn down, or a teardown began during the bring-up.
+    Halted,
+}
+
+impl NodeFault {
+    /// A fault of `kind` on `node`.
+    pub const fn new(node: &'static TaskNode, kind: FaultKind) -> Self {
+        Self { node, kind }
+    }
+}
+
+impl From<ShutdownTimeout> for NodeFault {
+    fn from(e: ShutdownTimeout) -> Self {
+        Self::new(e.node, FaultKind::AckMissed)
+    }
+}
+
+impl From<SpawnError> for FaultKind {
+    fn from(e: SpawnError) -> Self {
+        match e {
+            SpawnError::Busy => FaultKind::SpawnBusy,
+        }
+    }
+}
+
+impl From<Refusal> for FaultKind {
+    fn from(r: Refusal) -> Self {
+        FaultKind::Refused(r)
+    }
+}
+
+impl PartialEq for NodeFault {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::eq(self.node, other.node) && self.kind == other.kind
+    }
+}
+
+impl Eq for NodeFault {}
+
+impl PartialEq for FaultKind {
+    fn eq(&self, other: &Self) -> bool {
+        use FaultKind::*;
+        match (*self, *other) {
+            (AckMissed, AckMissed) | (SpawnBusy, SpawnBusy) => true,
+            (ResourceEmpty { gate: a }, ResourceEmpty { gate: b }) => a == b,
+            (ExecutorUnpublished { gate: a }, ExecutorUnpublished { gate: b }) => a == b,
+            (DepNotReady { dep: a }, DepNotReady { dep: b }) => core::ptr::eq(a, b),
+            (Refused(a), Refused(b)) => a == b,
+            (
+                BudgetSpent {
+                    restarts: a,
+                    window_ms: x,
+                },
+                BudgetSpent {
+                    restarts: b,
+                    window_ms: y,
+                },
+            )
+            | (
+                Escalated {
+                    restarts: a,
+                    window_ms: x,
+                },
+                Escalated {
+                    restarts: b,
+                    window_ms: y,
+                },
+            ) => a == b && x == y,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for FaultKind {}
+
+impl fmt::Debug for NodeFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NodeFault")
+            .field("node", &self.node.name)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+impl fmt::Debug for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::AckMissed => f.write_str("AckMissed"),
+            Self::ResourceEmpty { gate } => f
+                .debug_struct("ResourceEmpty")
+                .field("gate", &gate)
+                .finish(),
+            Self::ExecutorUnpublished { gate } => f
+                .debug_struct("ExecutorUnpublished")
+                .field("gate", &gate)
+                .finish(),
+            Self::DepNotReady { dep } => f
+                .debug_struct("DepNotReady")
+                .field("dep", &dep.name)
+                .finish(),
+            Self::SpawnBusy => f.write_str("SpawnBusy"),
+            Self::Refused(r) => f.debug_tuple("Refused").field(&r).finish(),
+            Self::BudgetSpent {
+                restarts,
+                window_ms,
+            } => f
+                .debug_struct("BudgetSpent")
+                .field("restarts", &restarts)
+                .field("window_ms", &window_ms)
+                .finish(),
+            Self::Escalated {
+                restarts,
+                window_ms,
+            } => f
+                .debug_struct("Escalated")
+                .field("restarts", &restarts)
+                .field("window_ms", &window_ms)
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Display for NodeFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.node.name;
+        match self.kind {
+            FaultKind::AckMissed => write!(f, "node `{name}` missed its shutdown ack"),
+            FaultKind::ResourceEmpty { gate } => write!(
+                f,
+                "node `{name}` not spawned: its resource slot {gate} stayed empty"
+            ),
+            FaultKind::ExecutorUnpublished { gate } => write!(
+                f,
+                "node `{name}` not spawned: its executor (slot {gate}) was not published"
+            ),
+            FaultKind::DepNotReady { dep } => write!(
+                f,
+                "node `{name}` not spawned: its `ready` dependency `{}` did not become ready",
+                dep.name
+            ),
+            FaultKind::SpawnBusy => write!(
+                f,
+                "node `{name}` not spawned: its task pool is busy (SpawnError::Busy)"
+            ),
+            FaultKind::Refused(why) => write!(f, "node `{name}` refused: {why}"),
+            FaultKind::BudgetSpent {
+                restarts,
+                window_ms,
+            } => write!(
+                f,
+                "node `{name}` not restarted: {restarts} restarts within {window_ms} ms spent its budget"
+            ),
+            FaultKind::Escalated {
+                restarts,
+                window_ms,
+            } => write!(
+                f,
+                "node `{name}` escalated: {restarts} restarts within {window_ms} ms; graph torn down"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::NotInGraph => "not in this supervisor's graph",
+            Refusal::Disabled => "disabled (activate it first)",
+            Refusal::Held => "held by a deactivated dependency (activate that first)",
+            Refusal::Detached => "detached (self-managed)",
+            Refusal::Halted => "the graph is torn down (start it first)",
+        })
+    }
+}
+
+impl core::error::Error for NodeFault {}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for NodeFault {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "node `{=str}`: {}", self.node.name, self.kind)
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for FaultKind {
+    fn format(&self, f: defmt::Formatter) {
+        match *self {
+            Self::AckMissed => defmt::write!(f, "missed its shutdown ack"),
+            Self::ResourceEmpty { gate } => {
+                defmt::write!(f, "not spawned: resource slot {=u8} stayed empty", gate)
+            }
+            Self::ExecutorUnpublished { gate } => {
+                defmt::write!(f, "not spawned: executor slot {=u8} not published", gate)
+            }
+            Self::DepNotReady { dep } => defmt::write!(
+                f,
+                "not spawned: `ready` dependency `{=str}` did not become ready",
+                dep.name
+            ),
+            Self::SpawnBusy => defmt::write!(f, "not spawned: task pool busy"),
+            Self::Refused(why) => defmt::write!(f, "refused: {}", why),
+            Self::BudgetSpent {
+                restarts,
+                window_ms,
+            } => defmt::write!(
+                f,
+                "not restarted: {=u16} restarts within {=u32} ms",
+                restarts,
+                window_ms
+            ),
+            Self::Escalated {
+                restarts,
+                window_ms,
+            } => defmt::write!(
+                f,
+                "escalated: {=u16} restarts within {=u32} ms; graph torn down",
+                restarts,
+                window_ms
+            ),
+        }
+    }
+}
