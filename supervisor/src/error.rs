@@ -54,18 +54,13 @@ pub enum RunError {
     Spawn(embassy_executor::SpawnError),
     /// A stop issued by the driver (pool shrink or control command) missed its ack.
     Shutdown(ShutdownTimeout),
-    /// An automatic restart of `node` found its `restart_budget:` spent
-    /// (`restarts` restarts within `window_ms`): the driver tore the graph
-    /// down in reverse dependency order and stopped (feature `restart`).
+    /// An automatic restart found its node's `restart_budget:` spent: the
+    /// driver tore the graph down in reverse dependency order and stopped
+    /// (feature `restart`). The fault names the node, with kind
+    /// [`FaultKind::Escalated`](crate::FaultKind::Escalated) (the restarts
+    /// in the window and the window).
     #[cfg(feature = "restart")]
-    Escalated {
-        /// The node whose budget ran out.
-        node: &'static TaskNode,
-        /// Restarts counted in the window.
-        restarts: u16,
-        /// The window, in milliseconds.
-        window_ms: u32,
-    },
+    Escalated(crate::NodeFault),
 }
 
 impl fmt::Display for RunError {
@@ -74,15 +69,7 @@ impl fmt::Display for RunError {
             RunError::Spawn(e) => write!(f, "bring-up failed: {e}"),
             RunError::Shutdown(e) => fmt::Display::fmt(e, f),
             #[cfg(feature = "restart")]
-            RunError::Escalated {
-                node,
-                restarts,
-                window_ms,
-            } => write!(
-                f,
-                "node `{}` escalated: {restarts} restarts within {window_ms} ms; graph torn down",
-                node.name
-            ),
+            RunError::Escalated(fault) => fmt::Display::fmt(fault, f),
         }
     }
 }
@@ -108,17 +95,7 @@ impl defmt::Format for RunError {
             RunError::Spawn(e) => defmt::write!(f, "bring-up failed: {}", e),
             RunError::Shutdown(e) => defmt::write!(f, "{}", e),
             #[cfg(feature = "restart")]
-            RunError::Escalated {
-                node,
-                restarts,
-                window_ms,
-            } => defmt::write!(
-                f,
-                "node `{=str}` escalated: {=u16} restarts within {=u32} ms; graph torn down",
-                node.name,
-                restarts,
-                window_ms
-            ),
+            RunError::Escalated(fault) => defmt::write!(f, "{}", fault),
         }
     }
 }

@@ -11,7 +11,7 @@ use common::Event::{Acked, Started};
 use embassy_executor::Spawner;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::event::{EventKind, EventSubscriber, WaitResult};
-use embassy_supervisor::{RestartError, RunError, Supervisor, TaskNode};
+use embassy_supervisor::{FaultKind, NodeFault, RestartError, RunError, Supervisor, TaskNode};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::Duration;
@@ -95,11 +95,14 @@ macro_rules! runner {
         async fn $task(spawner: Spawner) {
             let e = $sup.run(spawner).await;
             *RUN_RESULT.lock().unwrap() = Some(match e {
-                RunError::Escalated {
+                RunError::Escalated(NodeFault {
                     node,
-                    restarts,
-                    window_ms,
-                } => format!("escalated {} {restarts} {window_ms}", node.name),
+                    kind:
+                        FaultKind::Escalated {
+                            restarts,
+                            window_ms,
+                        },
+                }) => format!("escalated {} {restarts} {window_ms}", node.name),
                 other => format!("{other}"),
             });
         }
@@ -258,11 +261,18 @@ async fn budget_window(spawner: Spawner) {
     common::advance(Duration::from_millis(10));
     let before = started(&BUD);
     match SUP_G.restart(&BUD, spawner).await {
-        Err(RestartError::BudgetSpent {
-            node,
-            restarts: 2,
-            window_ms: 100,
-        }) => assert_eq!(node.name, "BUD"),
+        Err(RestartError::BudgetSpent(fault)) => {
+            assert_eq!(fault.node.name, "BUD");
+            let spent = FaultKind::BudgetSpent {
+                restarts: 2,
+                window_ms: 100,
+            };
+            assert_eq!(fault.kind, spent);
+            assert_eq!(
+                fault.to_string(),
+                "node `BUD` not restarted: 2 restarts within 100 ms spent its budget"
+            );
+        }
         other => panic!("expected BudgetSpent, got {other:?}"),
     }
     assert!(BUD.is_running());

@@ -15,13 +15,13 @@ use embassy_time::Instant;
 use portable_atomic::Ordering;
 
 use super::{RestartError, Supervisor};
-use crate::TaskNode;
 use crate::error::RunError;
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
 use crate::log::log_warn;
 use crate::node::{flag, now_ticks32};
 use crate::policy::{RestartPolicy, RestartSpec, ms_to_ticks32, phase, reached};
+use crate::{FaultKind, NodeFault, TaskNode};
 
 /// What one policy node needs now.
 enum Step {
@@ -112,11 +112,14 @@ impl<const N: usize> Supervisor<N> {
         st.phase.store(phase::IDLE, Ordering::Relaxed);
         match self.restart(node, spawner).await {
             Ok(()) => st.up_at.store(now_ticks32(), Ordering::Relaxed),
-            Err(RestartError::BudgetSpent {
-                node,
-                restarts,
-                window_ms,
-            }) => {
+            Err(RestartError::BudgetSpent(spent)) => {
+                let FaultKind::BudgetSpent {
+                    restarts,
+                    window_ms,
+                } = spent.kind
+                else {
+                    return Err(RunError::Escalated(spent));
+                };
                 #[cfg(feature = "events")]
                 publish(EventKind::RestartEscalated {
                     node: node.name,
@@ -124,11 +127,11 @@ impl<const N: usize> Supervisor<N> {
                 });
                 log_warn!("restart: `{}` spent its budget; tearing down", node.name);
                 self.teardown().await?;
-                return Err(RunError::Escalated {
-                    node,
+                let kind = FaultKind::Escalated {
                     restarts,
                     window_ms,
-                });
+                };
+                return Err(RunError::Escalated(NodeFault::new(node, kind)));
             }
             Err(RestartError::Shutdown(e)) => return Err(RunError::Shutdown(e)),
             Err(RestartError::Spawn { node: failed, .. }) => {

@@ -44,19 +44,13 @@ pub enum RestartError {
         /// The spawn's error (also recorded as [`failed_node`](Supervisor::failed_node)).
         error: SpawnError,
     },
-    /// Refused before anything stopped: `node` already restarted `restarts`
-    /// times within its `restart_budget:` window of `window_ms` (feature
-    /// `restart`). For an automatic restart the driver escalates
-    /// ([`RunError::Escalated`](crate::RunError::Escalated)).
+    /// Refused before anything stopped: the node's `restart_budget:` is
+    /// spent (feature `restart`). The fault names the node, with kind
+    /// [`FaultKind::BudgetSpent`](crate::FaultKind::BudgetSpent) (the
+    /// restarts in the window and the window). For an automatic restart
+    /// the driver escalates ([`RunError::Escalated`](crate::RunError::Escalated)).
     #[cfg(feature = "restart")]
-    BudgetSpent {
-        /// The node whose budget is spent.
-        node: &'static TaskNode,
-        /// Restarts counted in the window (its `R`).
-        restarts: u16,
-        /// The window, in milliseconds (its `T`).
-        window_ms: u32,
-    },
+    BudgetSpent(crate::NodeFault),
 }
 
 /// What wins over a restart.
@@ -86,15 +80,7 @@ impl fmt::Display for RestartError {
                 write!(f, "restart: `{}` did not come back: {}", node.name, error)
             }
             #[cfg(feature = "restart")]
-            Self::BudgetSpent {
-                node,
-                restarts,
-                window_ms,
-            } => write!(
-                f,
-                "restart refused: `{}` restarted {restarts} times within {window_ms} ms",
-                node.name
-            ),
+            Self::BudgetSpent(fault) => fmt::Display::fmt(fault, f),
         }
     }
 }
@@ -118,17 +104,7 @@ impl defmt::Format for RestartError {
                 )
             }
             #[cfg(feature = "restart")]
-            Self::BudgetSpent {
-                node,
-                restarts,
-                window_ms,
-            } => defmt::write!(
-                f,
-                "restart refused: `{=str}` restarted {=u16} times within {=u32} ms",
-                node.name,
-                restarts,
-                window_ms
-            ),
+            Self::BudgetSpent(fault) => defmt::write!(f, "{}", fault),
         }
     }
 }
@@ -149,11 +125,13 @@ fn take_budget(node: &'static TaskNode) -> Result<(), RestartError> {
         Err(spent) => {
             #[cfg(feature = "events")]
             publish(EventKind::RestartRefused { node: node.name });
-            Err(RestartError::BudgetSpent {
+            Err(RestartError::BudgetSpent(crate::NodeFault::new(
                 node,
-                restarts: spent.restarts,
-                window_ms: spent.window_ms,
-            })
+                crate::FaultKind::BudgetSpent {
+                    restarts: spent.restarts,
+                    window_ms: spent.window_ms,
+                },
+            )))
         }
     }
 }
