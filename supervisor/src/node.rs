@@ -416,7 +416,13 @@ impl TaskNode {
     /// This node's poll accounting across its instances (feature `trace`).
     #[cfg(feature = "trace")]
     pub fn trace_stats(&self) -> NodeStats {
-        self.trace.stats()
+        #[cfg_attr(not(feature = "restart"), allow(unused_mut))]
+        let mut stats = self.trace.stats();
+        #[cfg(feature = "restart")]
+        {
+            stats.restarts = self.spec.restart.map_or(0, |r| r.restarts());
+        }
+        stats
     }
 
     /// The id of the task last bound to this node, if any (feature `trace`).
