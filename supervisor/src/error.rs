@@ -54,13 +54,20 @@ pub enum RunError {
     Spawn(embassy_executor::SpawnError),
     /// A stop issued by the driver (pool shrink or control command) missed its ack.
     Shutdown(ShutdownTimeout),
-    /// An automatic restart found its node's `restart_budget:` spent: the
-    /// driver tore the graph down in reverse dependency order and stopped
-    /// (feature `restart`). The fault names the node, with kind
-    /// [`FaultKind::Escalated`](crate::FaultKind::Escalated) (the restarts
-    /// in the window and the window).
+    /// An automatic restart of `node` found its `restart_budget:` spent
+    /// (`restarts` restarts within `window_ms`): the driver tore the graph
+    /// down in reverse dependency order and stopped (feature `restart`).
+    /// The same facts as a [`FaultKind::Escalated`](crate::FaultKind::Escalated)
+    /// fault on `node`.
     #[cfg(feature = "restart")]
-    Escalated(crate::NodeFault),
+    Escalated {
+        /// The node whose budget ran out.
+        node: &'static TaskNode,
+        /// Restarts counted in the window.
+        restarts: u16,
+        /// The window, in milliseconds.
+        window_ms: u32,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -69,7 +76,15 @@ impl fmt::Display for RunError {
             RunError::Spawn(e) => write!(f, "bring-up failed: {e}"),
             RunError::Shutdown(e) => fmt::Display::fmt(e, f),
             #[cfg(feature = "restart")]
-            RunError::Escalated(fault) => fmt::Display::fmt(fault, f),
+            RunError::Escalated {
+                node,
+                restarts,
+                window_ms,
+            } => write!(
+                f,
+                "node `{}` escalated: {restarts} restarts within {window_ms} ms; graph torn down",
+                node.name
+            ),
         }
     }
 }
@@ -95,7 +110,17 @@ impl defmt::Format for RunError {
             RunError::Spawn(e) => defmt::write!(f, "bring-up failed: {}", e),
             RunError::Shutdown(e) => defmt::write!(f, "{}", e),
             #[cfg(feature = "restart")]
-            RunError::Escalated(fault) => defmt::write!(f, "{}", fault),
+            RunError::Escalated {
+                node,
+                restarts,
+                window_ms,
+            } => defmt::write!(
+                f,
+                "node `{=str}` escalated: {=u16} restarts within {=u32} ms; graph torn down",
+                node.name,
+                restarts,
+                window_ms
+            ),
         }
     }
 }

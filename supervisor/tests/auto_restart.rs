@@ -95,14 +95,11 @@ macro_rules! runner {
         async fn $task(spawner: Spawner) {
             let e = $sup.run(spawner).await;
             *RUN_RESULT.lock().unwrap() = Some(match e {
-                RunError::Escalated(NodeFault {
+                RunError::Escalated {
                     node,
-                    kind:
-                        FaultKind::Escalated {
-                            restarts,
-                            window_ms,
-                        },
-                }) => format!("escalated {} {restarts} {window_ms}", node.name),
+                    restarts,
+                    window_ms,
+                } => format!("escalated {} {restarts} {window_ms}", node.name),
                 other => format!("{other}"),
             });
         }

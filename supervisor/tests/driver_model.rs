@@ -28,12 +28,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use embassy_executor::{SpawnError, Spawner};
+use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget};
 use embassy_supervisor::{
     DeferredShrink, ElasticPool, Gate, Graph, Mode, NodeSpec, Pool, ResourceSlot, Supervisor,
     TaskNode,
 };
-use embassy_futures::select::{Either, select};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::Duration;

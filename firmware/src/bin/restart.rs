@@ -17,7 +17,7 @@
 
 use cortex_m_rt::entry;
 use embassy_executor::Spawner;
-use embassy_supervisor::{FaultKind, RunError, Supervisor, TaskNode};
+use embassy_supervisor::{RunError, Supervisor, TaskNode};
 use embassy_supervisor_firmware as fw;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
@@ -163,8 +163,8 @@ async fn main_task(spawner: Spawner) {
     let escalated = with_timeout(Duration::from_millis(200), RESULT.wait()).await;
     let named = matches!(
         escalated,
-        Ok(RunError::Escalated(f)) if core::ptr::eq(f.node, &FLAKY)
-            && f.kind == FaultKind::Escalated { restarts: 2, window_ms: 1000 }
+        Ok(RunError::Escalated { node, restarts: 2, window_ms: 1000 })
+            if core::ptr::eq(node, &FLAKY)
     );
     check("escalation: run() returned Escalated naming FLAKY and 2", named);
     check(

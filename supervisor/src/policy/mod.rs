@@ -4,9 +4,9 @@
 //! (`restart_budget:`); its [`RestartState`] (a few bytes of RAM) exists only
 //! for nodes that declare one of them. Nodes without a policy pay nothing.
 //!
-//! The decisions are made by [`Supervisor::run`](crate::Supervisor::run):
-//! see `supervisor/auto.rs` for the pass, [`exit`] for what counts as a
-//! failure and [`budget`] for the intensity limit.
+//! The decisions are made by [`Supervisor::run`](crate::Supervisor::run)
+//! (its restart pass lives with the supervisor); [`ExitStatus`] says what
+//! counts as a failure, and the `budget` module keeps the intensity limit.
 
 use portable_atomic::{AtomicU8, AtomicU16, AtomicU32, Ordering};
 

@@ -21,7 +21,7 @@ use crate::event::{EventKind, publish};
 use crate::log::log_warn;
 use crate::node::{flag, now_ticks32};
 use crate::policy::{RestartPolicy, RestartSpec, ms_to_ticks32, phase, reached};
-use crate::{FaultKind, NodeFault, TaskNode};
+use crate::{FaultKind, TaskNode};
 
 /// What one policy node needs now.
 enum Step {
@@ -113,12 +113,13 @@ impl<const N: usize> Supervisor<N> {
         match self.restart(node, spawner).await {
             Ok(()) => st.up_at.store(now_ticks32(), Ordering::Relaxed),
             Err(RestartError::BudgetSpent(spent)) => {
-                let FaultKind::BudgetSpent {
-                    restarts,
-                    window_ms,
-                } = spent.kind
-                else {
-                    return Err(RunError::Escalated(spent));
+                // The verb builds this fault with its budget's figures.
+                let (restarts, window_ms) = match spent.kind {
+                    FaultKind::BudgetSpent {
+                        restarts,
+                        window_ms,
+                    } => (restarts, window_ms),
+                    _ => spec.budget().unwrap_or_default(),
                 };
                 #[cfg(feature = "events")]
                 publish(EventKind::RestartEscalated {
@@ -127,11 +128,11 @@ impl<const N: usize> Supervisor<N> {
                 });
                 log_warn!("restart: `{}` spent its budget; tearing down", node.name);
                 self.teardown().await?;
-                let kind = FaultKind::Escalated {
+                return Err(RunError::Escalated {
+                    node,
                     restarts,
                     window_ms,
-                };
-                return Err(RunError::Escalated(NodeFault::new(node, kind)));
+                });
             }
             Err(RestartError::Shutdown(e)) => return Err(RunError::Shutdown(e)),
             Err(RestartError::Spawn { node: failed, .. }) => {
