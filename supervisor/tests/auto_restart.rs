@@ -11,7 +11,7 @@ use common::Event::{Acked, Started};
 use embassy_executor::Spawner;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::event::{EventKind, EventSubscriber, WaitResult};
-use embassy_supervisor::{FaultKind, NodeFault, RestartError, RunError, Supervisor, TaskNode};
+use embassy_supervisor::{FaultKind, RestartError, RunError, Supervisor, TaskNode};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use embassy_time::Duration;
