@@ -10,13 +10,13 @@ use syn::Ident;
 use super::rt;
 use crate::model::Unit;
 
+/// The spec, state and log statics of the node (or pool member) in its
+/// slot. Named `<name>_<slot>` (the slot has no `_` and is unique), behind
+/// prefixes none of which starts another, so no two can collide.
 fn names(u: &Unit, member: Option<usize>) -> (Ident, Ident, Ident) {
-    let tail = match member {
-        None => u.name.to_string(),
-        Some(i) => format!("{}_{i}", u.name),
-    };
+    let tail = format!("{}_{}", u.name, u.first_slot + member.unwrap_or(0));
     (
-        format_ident!("__ES_RESTART_{}", tail),
+        format_ident!("__ES_RESTART_SPEC_{}", tail),
         format_ident!("__ES_RESTART_STATE_{}", tail),
         format_ident!("__ES_RESTART_LOG_{}", tail),
     )
