@@ -39,7 +39,8 @@ fn take(c: &AtomicU32) -> bool {
         .is_ok()
 }
 
-static PLANS: [(&str, Plan); 16] = [
+static PLANS: [(&str, Plan); 17] = [
+    ("DT", Plan::new(0, 0)),
     ("ONF_ERR", Plan::new(1, 0)),
     ("ONF_OK", Plan::new(0, 1)),
     ("ALW_OK", Plan::new(0, 1)),
@@ -335,8 +336,10 @@ embassy_supervisor::supervisor_graph! {
         backoff: 50..50;
     node HT = Terminate, task: planned, exit: Result<(), ()>, restart: always,
         backoff: 50..50;
+    node DT = Terminate, task: planned, exit: Result<(), ()>, restart: always,
+        backoff: 10..10;
 }
-static SUP_C: Supervisor<6> = Supervisor::new(&CHAIN);
+static SUP_C: Supervisor<7> = Supervisor::new(&CHAIN);
 runner!(run_c, SUP_C);
 
 #[embassy_executor::task]
@@ -371,6 +374,14 @@ async fn chain(spawner: Spawner) {
     assert_eq!(spawned, ["A", "B", "C"]);
     assert_eq!(started(&D), 0);
     drop(sub);
+    // Detached: the supervisor does not touch it, its exit included.
+    DT.set_detached(true);
+    plan(&DT).kill.signal(());
+    common::advance_after_idle(Duration::from_millis(30)).await;
+    common::settle().await;
+    assert_eq!(started(&DT), 0, "a detached node is not restarted");
+    assert!(DT.has_exited() && !DT.is_running());
+    DT.set_detached(false);
     // A deactivate during DW's backoff wins: it stays down.
     SUP_C.deactivate(&DW).await.unwrap();
     common::advance_after_idle(Duration::from_millis(60)).await;
