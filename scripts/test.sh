@@ -21,7 +21,7 @@ fi
 # Every feature that links on the host (`defmt` needs a target logger; the
 # `trace` family needs hook symbols, so its test runs on its own below).
 HOST_FEATURES="control,pool,macros,readiness,liveness,local-resources,heap-state"
-for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log; do
+for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log restart; do
     grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
 done
 
@@ -60,7 +60,7 @@ CLIPPY_CONF_DIR=.ci/msrv-1.85 cargo clippy -q -p embassy-supervisor -p embassy-s
     -- -D clippy::incompatible_msrv
 
 step "each feature on its own"
-for f in control pool macros readiness liveness controller events enabled-if \
+for f in control pool macros readiness liveness restart controller events enabled-if \
     trace trace-hooks trace-nested metadata-names trace-names breadcrumb lifecycle-sink log; do
     cargo check -q -p embassy-supervisor --no-default-features --features "$f"
 done

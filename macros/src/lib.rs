@@ -69,6 +69,10 @@ fn liveness() -> bool {
     cfg!(feature = "liveness")
 }
 
+fn restart_feature() -> bool {
+    cfg!(feature = "restart")
+}
+
 fn enabled_if_feature() -> bool {
     cfg!(feature = "enabled-if")
 }

@@ -84,7 +84,21 @@ pub struct Unit {
     pub disabled: Option<Cfg>,
     /// `enabled_if:` predicate, under this `#[cfg]` gate.
     pub enabled_if: Option<(Expr, Cfg)>,
+    /// `restart:` / `backoff:` / `restart_budget:` (feature `restart`).
+    pub restart: Option<RestartModel>,
     pub deps: Vec<DepRef>,
+}
+
+/// A node's (or each pool member's) restart configuration.
+pub struct RestartModel {
+    /// The `RestartPolicy` variant (`Never`, `OnFailure`, `Always`).
+    pub policy: Ident,
+    /// `backoff: MIN..MAX`, if given.
+    pub backoff: Option<(u32, u32)>,
+    /// `(R, T)`: its own `restart_budget:`, else the graph's default.
+    pub budget: Option<(u16, u32)>,
+    /// The shell reports a failing `exit:` value (`on_failure` with `exit:`).
+    pub classify: bool,
 }
 
 pub struct PoolInfo {

@@ -27,6 +27,9 @@ pub enum ItemKind {
     DefaultExecutor(Ident, Ident),
     Node(Decl),
     Pool(Decl),
+    /// `restart_budget R in T;`: the budget of every node with a `restart:`
+    /// policy that sets none of its own (the keyword, then R and T).
+    RestartBudget(Ident, LitInt, LitInt),
 }
 
 /// A `node` or `pool` line. A pool's `modes` are its members; a node has one.
@@ -64,6 +67,12 @@ pub enum ClauseValue {
     Policy(Option<Type>, Expr),
     Min(Expr),
     Max(Expr),
+    /// `restart: never | on_failure | always`.
+    Restart(Ident),
+    /// `backoff: MIN..MAX` (milliseconds).
+    Backoff(LitInt, LitInt),
+    /// `restart_budget: R in T` (restarts, milliseconds).
+    RestartBudget(LitInt, LitInt),
 }
 
 pub struct Dep {
@@ -134,6 +143,11 @@ impl Parse for Item {
                 input.parse::<Token![;]>()?;
                 ItemKind::DefaultExecutor(keyword, name)
             }
+            "restart_budget" => {
+                let (r, t) = budget(input)?;
+                input.parse::<Token![;]>()?;
+                ItemKind::RestartBudget(keyword, r, t)
+            }
             "node" => ItemKind::Node(parse_decl(input, keyword, false)?),
             "pool" => ItemKind::Pool(parse_decl(input, keyword, true)?),
             "name" => {
@@ -146,8 +160,8 @@ impl Parse for Item {
                 return Err(syn::Error::new(
                     keyword.span(),
                     format!(
-                        "unknown item `{keyword}`: expected `node`, `pool`, `executor` or \
-                         `default executor`"
+                        "unknown item `{keyword}`: expected `node`, `pool`, `executor`, \
+                         `default executor` or `restart_budget`"
                     ),
                 ));
             }
@@ -253,6 +267,7 @@ impl Parse for Clause {
                     ClauseValue::Policy(None, input.parse()?)
                 }
             }
+            "restart" | "backoff" | "restart_budget" => restart_clause(input, &kw)?,
             "min" => ClauseValue::Min(input.parse()?),
             "max" => ClauseValue::Max(input.parse()?),
             _ => {
@@ -261,7 +276,8 @@ impl Parse for Clause {
                     format!(
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
                          resources, exit, state, cancel, slot_timeout, beat_timeout, ack_timeout, \
-                         executor, disabled, enabled_if (pools: policy, min, max)"
+                         executor, disabled, enabled_if, restart, backoff, restart_budget \
+                         (pools: policy, min, max)"
                     ),
                 ));
             }
@@ -354,5 +370,42 @@ fn millis(input: ParseStream, clause: &str) -> syn::Result<LitInt> {
             e.span(),
             format!("`{clause}:` takes milliseconds as an integer literal"),
         )
+    })
+}
+
+/// `R in T`: a restart budget (restarts, then milliseconds).
+fn budget(input: ParseStream) -> syn::Result<(LitInt, LitInt)> {
+    let shape = |e: syn::Error| {
+        syn::Error::new(
+            e.span(),
+            "`restart_budget` takes `R in T`: at most R restarts within any T milliseconds",
+        )
+    };
+    let r: LitInt = input.parse().map_err(shape)?;
+    input.parse::<Token![in]>().map_err(shape)?;
+    let t: LitInt = input.parse().map_err(shape)?;
+    Ok((r, t))
+}
+
+/// The value of a `restart:`, `backoff:` or `restart_budget:` clause.
+fn restart_clause(input: ParseStream, kw: &str) -> syn::Result<ClauseValue> {
+    Ok(match kw {
+        "restart" => ClauseValue::Restart(input.call(Ident::parse_any).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "`restart:` takes `never`, `on_failure` or `always`",
+            )
+        })?),
+        "backoff" => {
+            let min = millis(input, "backoff")?;
+            input.parse::<Token![..]>().map_err(|e| {
+                syn::Error::new(e.span(), "`backoff:` takes `MIN..MAX` in milliseconds")
+            })?;
+            ClauseValue::Backoff(min, millis(input, "backoff")?)
+        }
+        _ => {
+            let (r, t) = budget(input)?;
+            ClauseValue::RestartBudget(r, t)
+        }
     })
 }

@@ -423,6 +423,27 @@ mod snapshots {
         );
     }
 
+    /// Restart configurations (feature `restart`): a node with a policy, a
+    /// classified `exit:` with and without `cancel`, the graph default
+    /// budget, a budget-only node, a pool's per-member statics.
+    #[cfg(all(feature = "restart", feature = "pool"))]
+    #[test]
+    fn snapshot_restarts() {
+        graph(
+            "restarts",
+            "name: RS;
+             restart_budget 3 in 1000;
+             node LINK = Terminate, task: link, exit: Result<(), E>, restart: on_failure,
+                 backoff: 10..400;
+             node PUMP = Terminate, task: pump, exit: Status, cancel, restart: on_failure;
+             node LOG = Terminate, task: log, restart: always, restart_budget: 1 in 50;
+             node MAN = Terminate, task: man, restart_budget: 2 in 100;
+             node PLAIN = Terminate, task: plain;
+             pool W = [Terminate, OnDemand], task: w, policy: P::new(), min: 1, max: 2,
+                 restart: always;",
+        );
+    }
+
     /// A composed graph: a fragment's items and the compose site's own.
     #[test]
     fn snapshot_composed() {

@@ -3,7 +3,7 @@
 //! change, or a policy deadline.
 
 use embassy_executor::Spawner;
-#[cfg(any(feature = "pool", feature = "controller"))]
+#[cfg(any(feature = "pool", feature = "controller", feature = "restart"))]
 use embassy_time::Instant;
 
 #[cfg(feature = "control")]
@@ -66,7 +66,8 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
-    /// `start`, then drive pools, the controller and control forever.
+    /// `start`, then drive pools, the controller, control and (feature
+    /// `restart`) automatic restarts forever.
     /// Returns only on a fault, naming the node: a failed bring-up (which
     /// gate stayed closed, or why the spawn was refused), a control command
     /// that could not bring a node up (`Activate`, `Restart`; see
@@ -74,11 +75,14 @@ impl<const N: usize> Supervisor<N> {
     /// `Deactivate`, `Restart`, a controller's Replace) that missed its ack.
     /// A refused control command is logged, not returned; a pool member that
     /// fails to grow is not a fault either: the pool tries again at its next
-    /// change.
+    /// change. An automatic restart whose budget is spent tears the graph
+    /// down and returns [`FaultKind::Escalated`](crate::FaultKind::Escalated).
     pub async fn run(&self, spawner: Spawner) -> NodeFault {
         if let Err(e) = self.start(spawner).await {
             return e;
         }
+        #[cfg(feature = "restart")]
+        let mut restarts = RestartWatch::new();
         loop {
             let epoch = notify::epoch();
             #[cfg(feature = "pool")]
@@ -90,6 +94,11 @@ impl<const N: usize> Supervisor<N> {
             let deadline = None;
             #[cfg(feature = "controller")]
             let deadline = match self.drive_controller(spawner).await {
+                Ok(due) => earliest(deadline, due),
+                Err(e) => return e,
+            };
+            #[cfg(feature = "restart")]
+            let deadline = match restarts.poll(self, spawner).await {
                 Ok(due) => earliest(deadline, due),
                 Err(e) => return e,
             };
@@ -254,22 +263,61 @@ impl<const N: usize> Supervisor<N> {
 /// Wait until anything changes after `epoch`, or until `deadline`. Without
 /// pools or a controller nothing but control needs the driver, so it waits
 /// forever.
-#[cfg(any(feature = "pool", feature = "controller"))]
+#[cfg(any(feature = "pool", feature = "controller", feature = "restart"))]
 async fn wait_change(epoch: u32, deadline: Option<Instant>) {
     crate::wait::Until::by(crate::wait::Cond::Changed(epoch), deadline).await;
 }
 
-#[cfg(not(any(feature = "pool", feature = "controller")))]
+#[cfg(not(any(feature = "pool", feature = "controller", feature = "restart")))]
 async fn wait_change(_epoch: u32, _deadline: Option<embassy_time::Instant>) {
     core::future::pending::<()>().await
 }
 
 /// The earlier of two optional deadlines.
-#[cfg(feature = "controller")]
+#[cfg(any(feature = "controller", feature = "restart"))]
 fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
+    }
+}
+
+/// When `run()` makes its restart pass: after a policy node started or
+/// ended an instance (the policy epoch moved), or when the pass's own
+/// deadline came. Other events cost one load.
+#[cfg(feature = "restart")]
+struct RestartWatch {
+    seen: u32,
+    due: Option<Instant>,
+    first: bool,
+}
+
+#[cfg(feature = "restart")]
+impl RestartWatch {
+    fn new() -> Self {
+        Self {
+            seen: 0,
+            due: None,
+            first: true,
+        }
+    }
+
+    /// Run the pass if it is wanted; the deadline it must run again at.
+    async fn poll<const N: usize>(
+        &mut self,
+        sup: &Supervisor<N>,
+        spawner: Spawner,
+    ) -> Result<Option<Instant>, NodeFault> {
+        let epoch = crate::policy::epoch();
+        let now = Instant::from_ticks(crate::clock::now());
+        if self.first || epoch != self.seen || self.due.is_some_and(|d| d <= now) {
+            self.first = false;
+            // Taken before the pass: the restarts it makes move the epoch,
+            // and one more (quiet) pass confirms them.
+            self.seen = epoch;
+            self.due = sup.restart_pass(spawner).await?;
+        }
+        Ok(self.due)
     }
 }
 

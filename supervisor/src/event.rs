@@ -99,7 +99,26 @@ pub enum EventKind {
         /// The node held down.
         node: &'static str,
     },
-    /// `wait_health` found a policed node stale (once per stale episode).
+    /// The driver will restart the node in `delay_ms` (its backoff), after
+    /// an exit its `restart:` policy covers, a stall, or a failed restart.
+    #[cfg(feature = "restart")]
+    RestartScheduled {
+        /// The node.
+        node: &'static str,
+        /// The backoff before the restart, in milliseconds.
+        delay_ms: u32,
+    },
+    /// An automatic restart found the node's `restart_budget:` spent: the
+    /// graph is torn down and `run()` returns [`RunError::Escalated`](crate::RunError::Escalated).
+    #[cfg(feature = "restart")]
+    RestartEscalated {
+        /// The node.
+        node: &'static str,
+        /// Restarts counted in its window.
+        restarts: u16,
+    },
+    /// `wait_health` (or, for a `restart: on_failure` node, the driver)
+    /// found a policed node stale (once per stale episode).
     #[cfg(feature = "liveness")]
     NodeStale {
         /// The node.

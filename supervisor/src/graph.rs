@@ -32,6 +32,10 @@ pub struct Graph<const N: usize> {
     /// `set_ready()`, and pool growth defers while one is not ready.
     #[cfg(feature = "readiness")]
     pub ready_deps: [&'static [u8]; N],
+    /// The slots of the nodes with a restart configuration (feature
+    /// `restart`): all the driver looks at for automatic restarts.
+    #[cfg(feature = "restart")]
+    pub restarts: &'static [u8],
 }
 
 impl<const N: usize> Graph<N> {
@@ -50,7 +54,18 @@ impl<const N: usize> Graph<N> {
             pools: &[],
             #[cfg(feature = "readiness")]
             ready_deps: [&[]; N],
+            #[cfg(feature = "restart")]
+            restarts: &[],
         }
+    }
+
+    /// List the slots whose nodes carry a [`RestartSpec`](crate::RestartSpec)
+    /// ([`NodeSpec::with_restart`](crate::NodeSpec::with_restart)): the
+    /// driver restarts those, and only those, automatically.
+    #[cfg(feature = "restart")]
+    pub const fn with_restarts(mut self, slots: &'static [u8]) -> Self {
+        self.restarts = slots;
+        self
     }
 
     /// Mark dependencies `ready` (a subset of each slot's `deps`).

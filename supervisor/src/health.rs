@@ -17,7 +17,7 @@ use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
 /// Where a policed node stands at one instant.
-enum Beat {
+pub(crate) enum Beat {
     /// Not policed now: no timeout, down, or detached.
     Unpoliced,
     /// Within its budget; it turns stale this many ticks from now.
@@ -26,7 +26,7 @@ enum Beat {
     Stale,
 }
 
-fn beat_state(node: &TaskNode, now: u32) -> Beat {
+pub(crate) fn beat_state(node: &TaskNode, now: u32) -> Beat {
     let Some(timeout) = node.beat_timeout() else {
         return Beat::Unpoliced;
     };

@@ -35,6 +35,8 @@ mod node;
 mod notify;
 mod payload;
 mod phase;
+#[cfg(feature = "restart")]
+mod policy;
 mod render;
 mod resource;
 mod supervisor;
@@ -82,6 +84,10 @@ pub use control::{
 };
 #[cfg(feature = "lifecycle-sink")]
 pub use node::{LifecycleSink, set_lifecycle_sink};
+#[cfg(feature = "restart")]
+pub use policy::{
+    DEFAULT_BACKOFF_MS, ExitStatus, RestartLog, RestartPolicy, RestartSpec, RestartState,
+};
 #[cfg(feature = "pool")]
 pub use pool::{
     Decision, DeferredShrink, ElasticPool, Pool, PoolAction, PoolLoad, ScalingPolicy, request_scale,
@@ -97,6 +103,12 @@ pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervis
 pub mod __private {
     pub use embassy_executor;
     pub use embassy_time;
+
+    /// A zeroed budget log of `R` stamps (the macro's `restart_budget:`).
+    #[cfg(feature = "restart")]
+    pub const fn restart_log<const R: usize>() -> crate::RestartLog<R> {
+        [const { portable_atomic::AtomicU32::new(0) }; R]
+    }
 
     use embassy_executor::SpawnError;
 

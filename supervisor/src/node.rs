@@ -99,8 +99,11 @@ pub(crate) mod flag {
     /// next beat clears it, so a node that recovers and stalls again is
     /// reported again.
     pub const STALE: u16 = 1 << 11;
+    /// The last instance's body returned a failure (`mark_failed`): what
+    /// `restart: on_failure` restarts.
+    pub const FAILED: u16 = 1 << 12;
     /// Flags a fresh activation starts without.
-    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE;
+    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | FAILED;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -299,15 +302,34 @@ impl TaskNode {
     /// true whenever `is_running()` reads false because of it). Generated
     /// `task:` shells call it when the worker returns.
     pub fn mark_exited(&self) {
+        self.exited(flag::EXITED);
+    }
+
+    /// [`mark_exited`](Self::mark_exited), recording the end as a failure
+    /// (`has_failed()`): a node with `restart: on_failure` is restarted.
+    /// Generated `task:` shells call it when the worker's `exit:` value is
+    /// a failure ([`ExitStatus`](crate::ExitStatus), feature `restart`).
+    pub fn mark_failed(&self) {
+        self.exited(flag::EXITED | flag::FAILED);
+    }
+
+    /// The last instance ended with [`mark_failed`](Self::mark_failed);
+    /// cleared by the pre-spawn reset.
+    pub fn has_failed(&self) -> bool {
+        self.has(flag::FAILED)
+    }
+
+    fn exited(&self, how: u16) {
         if self.is_running() {
             self.withdraw_provided();
         }
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !(flag::RUNNING | flag::BUSY)) | flag::EXITED)
+                Some((f & !(flag::RUNNING | flag::BUSY)) | how)
             })
             .unwrap_or_else(|f| f);
+        self.policy_changed();
         // Observers wait for "down"; after an ack the node already was, and
         // they were told then.
         if before & flag::RUNNING != 0 {
@@ -394,7 +416,13 @@ impl TaskNode {
     /// This node's poll accounting across its instances (feature `trace`).
     #[cfg(feature = "trace")]
     pub fn trace_stats(&self) -> NodeStats {
-        self.trace.stats()
+        #[cfg_attr(not(feature = "restart"), allow(unused_mut))]
+        let mut stats = self.trace.stats();
+        #[cfg(feature = "restart")]
+        {
+            stats.restarts = self.spec.restart.map_or(0, |r| r.restarts());
+        }
+        stats
     }
 
     /// The id of the task last bound to this node, if any (feature `trace`).
@@ -475,6 +503,16 @@ impl TaskNode {
 
     // ---- supervisor side ------------------------------------------------
 
+    /// A node with a restart policy started or ended an instance: the
+    /// driver looks at its policy nodes again. One load for other nodes.
+    #[inline]
+    fn policy_changed(&self) {
+        #[cfg(feature = "restart")]
+        if self.spec.restart.is_some() {
+            crate::policy::poke();
+        }
+    }
+
     /// Pre-spawn reset + running, in one step: the instance about to start (or
     /// resume) sees a clean slate and reads as up before its first poll, so an
     /// exit on another core cannot be overwritten.
@@ -490,6 +528,7 @@ impl TaskNode {
             .unwrap_or_else(|f| f);
         #[cfg(feature = "liveness")]
         self.beat();
+        self.policy_changed();
         before
     }
 
@@ -512,6 +551,7 @@ impl TaskNode {
         self.task_waker.clear();
         #[cfg(feature = "liveness")]
         self.beat();
+        self.policy_changed();
         Ok(before)
     }
 
@@ -535,6 +575,7 @@ impl TaskNode {
     pub(crate) fn wake_resumed(&self) {
         #[cfg(feature = "liveness")]
         self.beat();
+        self.policy_changed();
         transition(self, Phase::Resumed);
         self.task_waker.wake();
         notify::changed();
@@ -658,7 +699,7 @@ impl defmt::Format for TaskNode {
     }
 }
 
-#[cfg(feature = "liveness")]
+#[cfg(any(feature = "liveness", feature = "restart"))]
 pub(crate) fn now_ticks32() -> u32 {
     // Truncation is intended: ages are computed with wrapping arithmetic, and
     // a 32-bit word needs no 64-bit atomics on 32-bit targets.

@@ -18,6 +18,8 @@ use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
+#[cfg(feature = "restart")]
+mod auto;
 mod restart;
 mod start_wave;
 mod stop_wave;

@@ -11,7 +11,12 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use embassy_time::Duration;
-#[cfg(any(feature = "pool", feature = "controller", feature = "liveness"))]
+#[cfg(any(
+    feature = "pool",
+    feature = "controller",
+    feature = "liveness",
+    feature = "restart"
+))]
 use embassy_time::Instant;
 
 use crate::TaskNode;
@@ -37,7 +42,12 @@ pub(crate) enum Cond<'a> {
     #[cfg(feature = "readiness")]
     DepReady(&'a TaskNode, &'a TaskNode),
     /// Anything changed since this epoch.
-    #[cfg(any(feature = "pool", feature = "controller", feature = "liveness"))]
+    #[cfg(any(
+        feature = "pool",
+        feature = "controller",
+        feature = "liveness",
+        feature = "restart"
+    ))]
     Changed(u32),
 }
 
@@ -61,7 +71,12 @@ impl Cond<'_> {
             Cond::Ready(n) => n.is_ready(),
             #[cfg(feature = "readiness")]
             Cond::DepReady(dep, n) => dep.is_ready() || n.is_running(),
-            #[cfg(any(feature = "pool", feature = "controller", feature = "liveness"))]
+            #[cfg(any(
+                feature = "pool",
+                feature = "controller",
+                feature = "liveness",
+                feature = "restart"
+            ))]
             Cond::Changed(epoch) => crate::notify::epoch() != epoch,
         }
     }
@@ -131,7 +146,12 @@ impl<'a> Until<'a> {
     }
 
     /// Wait until `deadline`, or without a bound if there is none.
-    #[cfg(any(feature = "pool", feature = "controller", feature = "liveness"))]
+    #[cfg(any(
+        feature = "pool",
+        feature = "controller",
+        feature = "liveness",
+        feature = "restart"
+    ))]
     pub(crate) fn by(cond: Cond<'a>, deadline: Option<Instant>) -> Self {
         Self {
             cond,

@@ -17,6 +17,10 @@ fn ui() {
     t.compile_fail("tests/ui/liveness/*.rs");
     #[cfg(not(feature = "liveness"))]
     t.compile_fail("tests/ui/no_liveness/*.rs");
+    #[cfg(feature = "restart")]
+    t.compile_fail("tests/ui/restart/*.rs");
+    #[cfg(not(feature = "restart"))]
+    t.compile_fail("tests/ui/no_restart/*.rs");
     #[cfg(not(feature = "enabled-if"))]
     t.compile_fail("tests/ui/no_enabled_if/*.rs");
     #[cfg(feature = "local-resources")]

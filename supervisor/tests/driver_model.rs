@@ -14,6 +14,12 @@
 //! - once no verb is in flight: a disabled or held node is not running, and a node
 //!   not woken since the last successful teardown is down.
 //!
+//! With feature `restart`, `BASE` (`always`) and `G` (`on_failure`) carry a
+//! restart policy, and a random step makes either exit on its own (failed
+//! or not): `run()` restarts them rest-for-one while the verbs race it, and
+//! the same checks hold (a scheduled restart never beats a teardown, a
+//! `deactivate` or a latch).
+//!
 //! Seeded xorshift; `MODEL_SEED=<u64>` replays a run.
 #![cfg(all(feature = "controller", feature = "pool"))]
 mod common;
@@ -22,11 +28,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use embassy_executor::{SpawnError, Spawner};
+use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget};
 use embassy_supervisor::{
     DeferredShrink, ElasticPool, Gate, Graph, Mode, NodeSpec, Pool, ResourceSlot, Supervisor,
     TaskNode,
 };
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use embassy_sync::signal::Signal;
 use embassy_time::Duration;
 
 const SEQUENCES: usize = 120;
@@ -76,18 +85,67 @@ fn spawn_pauser(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
-static BASE: TaskNode = TaskNode::new(
-    &NodeSpec::new("BASE", Mode::Terminate)
-        .with_spawn(spawn_node)
-        .at(0),
-);
-static G: TaskNode = TaskNode::new(
-    &NodeSpec::new("G", Mode::Terminate)
-        .with_spawn(spawn_node)
-        .with_resources(&[&G_GATE as &dyn Gate])
+/// Per exiting node (`BASE`, `G`): make its instance return on its own
+/// (`true`: as a failure).
+static EXIT: [Signal<CriticalSectionRawMutex, bool>; 2] = [Signal::new(), Signal::new()];
+
+/// A worker that serves until stopped or told to exit on its own.
+#[embassy_executor::task(pool_size = 8)]
+async fn exiter(node: &'static TaskNode, i: usize) {
+    match select(node.wait_shutdown(), EXIT[i].wait()).await {
+        Either::First(()) => {
+            node.ack_dropped();
+            node.mark_exited();
+        }
+        Either::Second(true) => node.mark_failed(),
+        Either::Second(false) => node.mark_exited(),
+    }
+}
+
+fn spawn_exiter(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    let i = slot_of(node);
+    log(Ev::Up(i));
+    EXIT[i].reset();
+    s.spawn(exiter(node, i)?);
+    Ok(())
+}
+
+#[cfg(feature = "restart")]
+mod restarts {
+    use embassy_supervisor::{RestartPolicy, RestartSpec, RestartState};
+
+    static BASE_STATE: RestartState = RestartState::new();
+    pub static BASE: RestartSpec =
+        RestartSpec::new(RestartPolicy::Always, &BASE_STATE).with_backoff(10, 40);
+    static G_STATE: RestartState = RestartState::new();
+    pub static G: RestartSpec =
+        RestartSpec::new(RestartPolicy::OnFailure, &G_STATE).with_backoff(10, 40);
+}
+
+const fn base_spec() -> NodeSpec {
+    let spec = NodeSpec::new("BASE", Mode::Terminate)
+        .with_spawn(spawn_exiter)
+        .at(0);
+    #[cfg(feature = "restart")]
+    let spec = spec.with_restart(&restarts::BASE);
+    spec
+}
+
+static G_GATES: [&dyn Gate; 1] = [&G_GATE];
+
+const fn g_spec() -> NodeSpec {
+    let spec = NodeSpec::new("G", Mode::Terminate)
+        .with_spawn(spawn_exiter)
+        .with_resources(&G_GATES)
         .with_slot_timeout(500)
-        .at(1),
-);
+        .at(1);
+    #[cfg(feature = "restart")]
+    let spec = spec.with_restart(&restarts::G);
+    spec
+}
+
+static BASE: TaskNode = TaskNode::new(&base_spec());
+static G: TaskNode = TaskNode::new(&g_spec());
 static P: TaskNode = TaskNode::new(
     &NodeSpec::new("P", Mode::Pause)
         .with_spawn(spawn_pauser)
@@ -121,18 +179,25 @@ static J: TaskNode = TaskNode::new(
 static M_POOL: ElasticPool<DeferredShrink> =
     ElasticPool::new(&M, 3, 1, 2, DeferredShrink::new(Duration::from_millis(300)));
 static POOLS: [&dyn Pool; 1] = [&M_POOL];
-static GRAPH: Graph<N> = Graph::new(
-    [
-        Some(&BASE),
-        Some(&G),
-        Some(&P),
-        Some(&M[0]),
-        Some(&M[1]),
-        Some(&J),
-    ],
-    [&[], &[0], &[0], &[0], &[0], &[]],
-)
-.with_pools(&POOLS);
+static GRAPH: Graph<N> = graph();
+
+const fn graph() -> Graph<N> {
+    let g = Graph::new(
+        [
+            Some(&BASE),
+            Some(&G),
+            Some(&P),
+            Some(&M[0]),
+            Some(&M[1]),
+            Some(&J),
+        ],
+        [&[], &[0], &[0], &[0], &[0], &[]],
+    )
+    .with_pools(&POOLS);
+    #[cfg(feature = "restart")]
+    let g = g.with_restarts(&[0, 1]);
+    g
+}
 static CTRL: Controller<(), 2, 2, 4, 4> = Controller::new();
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH).with_controller(&CTRL);
 static TJ: JobTarget<()> = JobTarget::node(&J);
@@ -318,11 +383,13 @@ enum Step {
     Busy(usize),
     Idle(usize),
     Advance(u64),
+    /// `BASE` (0) or `G` (1) returns on its own (`true`: failed).
+    Exit(usize, bool),
 }
 
 fn pick(rng: &mut Rng) -> Step {
     let i = rng.below(N);
-    match rng.below(13) {
+    match rng.below(16) {
         0 => Step::Verb(Verb::Start),
         1 => Step::Verb(Verb::RespawnTerminate),
         2 => Step::Verb(Verb::StartNode(i)),
@@ -334,6 +401,7 @@ fn pick(rng: &mut Rng) -> Step {
         9 => Step::Submit,
         10 => Step::Busy(rng.below(2)),
         11 => Step::Idle(rng.below(2)),
+        12..=14 => Step::Exit(rng.below(2), rng.below(2) == 0),
         _ => Step::Advance([50, 200, 600][rng.below(3)]),
     }
 }
@@ -351,6 +419,7 @@ fn apply(step: &Step, s: Spawner) {
         Step::Busy(m) => M[m].mark_busy(),
         Step::Idle(m) => M[m].mark_idle(),
         Step::Advance(ms) => common::advance(Duration::from_millis(ms)),
+        Step::Exit(i, failed) => EXIT[i].signal(failed),
     }
 }
 
@@ -444,6 +513,12 @@ async fn driver(s: Spawner) {
     println!(
         "driver model: {SEQUENCES} sequences x {STEPS} steps = {steps} steps checked (seed {seed})"
     );
+    #[cfg(feature = "restart")]
+    {
+        let r = restarts::BASE.restarts() + restarts::G.restarts();
+        println!("driver model: {r} restarts raced the verbs");
+        assert!(r > 0, "no restart happened: the model does not cover them");
+    }
     common::pass();
 }
 

@@ -68,7 +68,7 @@ async fn start(
     s: Spawner,
     fills: &[(u64, &'static ResourceSlot<()>)],
 ) -> (
-    Result<(), embassy_executor::SpawnError>,
+    Result<(), embassy_supervisor::NodeFault>,
     u64,
     Vec<(&'static str, u64)>,
 ) {

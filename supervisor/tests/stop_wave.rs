@@ -190,7 +190,7 @@ fn deactivate_of_a_root_stops_its_dependents_as_one_wave() {
         assert!((200..=204).contains(&took), "took {took} ms");
         assert!(E.is_running() && F.is_running() && !GN.is_running());
         assert!(VIOLATIONS.lock().unwrap().is_empty());
-        SUP.activate(&A, s).await;
+        SUP.activate(&A, s).await.unwrap();
         let (r, took) = timed(SUP.teardown()).await;
         assert!(r.is_ok());
         assert!((200..=204).contains(&took), "took {took} ms");

@@ -39,6 +39,12 @@ pub(super) struct Clauses<'a> {
     pub policy: Option<(Span, &'a Option<Type>, &'a Expr)>,
     pub min: Option<(Span, &'a Expr)>,
     pub max: Option<(Span, &'a Expr)>,
+    /// `restart:` (keyword span, policy word).
+    pub restart: Option<(Span, &'a Ident)>,
+    /// `backoff:` (keyword span, MIN, MAX).
+    pub backoff: Option<(Span, &'a LitInt, &'a LitInt)>,
+    /// `restart_budget:` (keyword span, R, T).
+    pub budget: Option<(Span, &'a LitInt, &'a LitInt)>,
 }
 
 impl Clauses<'_> {
@@ -137,6 +143,9 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::Policy(t, e) => c.policy = Some((sp, t, e)),
             ClauseValue::Min(e) => c.min = Some((sp, e)),
             ClauseValue::Max(e) => c.max = Some((sp, e)),
+            ClauseValue::Restart(v) => c.restart = Some((sp, v)),
+            ClauseValue::Backoff(lo, hi) => c.backoff = Some((sp, lo, hi)),
+            ClauseValue::RestartBudget(r, t) => c.budget = Some((sp, r, t)),
         }
     }
     c

@@ -28,6 +28,8 @@ pub(super) struct Declared<'a> {
     pub slots: usize,
     /// `default executor NAME;`, if the graph has one.
     pub default_executor: Option<Ident>,
+    /// `restart_budget R in T;`, if the graph has one (checked).
+    pub default_budget: Option<(u16, u32)>,
 }
 
 impl Declared<'_> {
@@ -51,6 +53,7 @@ pub(super) fn declare<'a>(input: &'a Input, errors: &mut Errors) -> Declared<'a>
         sites: Vec::new(),
         slots: 0,
         default_executor: None,
+        default_budget: None,
     };
     let mut first_origins: HashMap<String, Option<String>> = HashMap::new();
     let mut seen_pool = false;
@@ -74,6 +77,10 @@ pub(super) fn declare<'a>(input: &'a Input, errors: &mut Errors) -> Declared<'a>
                     cfg,
                 });
                 (n, Target::Executor)
+            }
+            ItemKind::RestartBudget(kw, r, t) => {
+                super::restarts::graph_budget(&mut d, kw, (r, t), &cfg, origin, errors);
+                continue;
             }
             ItemKind::Node(decl) | ItemKind::Pool(decl) => {
                 let is_pool = matches!(item.kind, ItemKind::Pool(_));

@@ -12,6 +12,7 @@
 //!   spawn_form ..    task/spawn, the shell's clauses, route (worker.rs)
 //!   resources        entries, kinds, graph-wide slots   (resources.rs)
 //!   pool             policy, min, max                   (pools.rs)
+//!   restarts         restart:, backoff:, restart_budget: (restarts.rs)
 //!   deps             names to slots, `ready`            (deps.rs)
 //! check_cycles       only on an otherwise valid graph   (deps.rs)
 //! ```
@@ -26,6 +27,7 @@ mod declare;
 mod deps;
 mod pools;
 mod resources;
+mod restarts;
 mod worker;
 
 use proc_macro2::{Span, TokenStream};
@@ -39,7 +41,7 @@ use declare::Declared;
 /// The errors found so far, in the order they are reported.
 #[derive(Default)]
 pub(crate) struct Errors {
-    list: Vec<syn::Error>,
+    pub(super) list: Vec<syn::Error>,
 }
 
 impl Errors {
@@ -164,6 +166,7 @@ fn check_declaration(
     let executor = worker::route(&c, &spawn, declared);
     let resources = resources::check(site, &c, executor, declared, wide, errors);
     let pool = pools::check(site, &c, errors);
+    let restart = restarts::check(site, &c, declared, errors);
     let deps = deps::resolve(site, &c, declared, readiness, wide, errors);
     let d = site.decl;
     Unit {
@@ -184,6 +187,7 @@ fn check_declaration(
         executor: executor.map(|(e, _)| e.clone()),
         disabled: c.disabled,
         enabled_if: c.enabled_if.map(|(_, e, cfg)| (e.clone(), cfg)),
+        restart,
         deps,
     }
 }

@@ -103,10 +103,11 @@ pub(super) fn emit_graph(m: &Model) -> TokenStream {
         .collect();
     let with_pools = (!pools.is_empty()).then(|| quote!(.with_pools(&[#(#pools)*])));
     let with_ready = m.any_ready.then(|| quote!(.with_ready_deps([#(#ready),*])));
+    let with_restarts = super::restart::graph_restarts(&m.units);
     let graph = &m.graph;
     let graph_span = Span::call_site();
     let ty = quote_spanned!(graph_span=> #rt::Graph<#n>);
     quote! {
-        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready;
+        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts;
     }
 }

@@ -15,6 +15,7 @@
 //!   node::emit_node             `node`               TaskNode static
 //!   pool::emit_pool             `pool`               bound consts, members, ElasticPool
 //!   pool::member_gate_statics   pool members         per-member gate lists
+//!   restart::restart_statics    `restart:` & co.     RestartSpec, state, budget log
 //!   spawn::node_spawn_fn / pool_spawn_fn             the spawn glue fn
 //!   shell::emit_shell           `task:`              exit slot and task shell
 //! graph::emit_graph                                  the Graph static
@@ -24,6 +25,7 @@
 mod graph;
 mod node;
 mod pool;
+mod restart;
 mod shell;
 mod spawn;
 mod statics;
@@ -57,6 +59,7 @@ pub fn emit(m: &Model) -> TokenStream {
             None => node::emit_node(m, u),
             Some(_) => pool::emit_pool(m, u),
         });
+        out.extend(restart::restart_statics(u));
     }
     out.extend(graph::emit_graph(m));
     // Once per binary: only the unnamed graph defines the trace hooks.

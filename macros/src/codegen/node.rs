@@ -71,10 +71,11 @@ pub(super) fn node_expr(
         let idx = format_ident!("__ES_POOL_INDEX_{}", u.name);
         quote!(.in_pool(#idx))
     });
+    let restart = super::restart::with_restart(u, member);
     let spec = spec_values(
         m,
         u,
-        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates),
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #restart),
     );
     quote! {
         #rt::TaskNode::new(&#spec .at(#slot) #pool)

@@ -8,6 +8,7 @@ use quote::{format_ident, quote, quote_spanned};
 use super::spawn::{callee, shell_name};
 use super::statics::heap_module_name;
 use super::{exec, rt};
+use crate::analyze::first_span;
 use crate::model::{Form, Kind, Model, Res, Unit};
 
 /// The shell's pieces that depend on its resources and state.
@@ -35,6 +36,17 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
     let params = &a.params;
     let prep = &a.prep;
     let body = shell_body(u, f, &a);
+    // `restart: on_failure` with `exit:`: the value says whether it failed.
+    let classify = u.restart.as_ref().is_some_and(|r| r.classify);
+    let mark = if classify {
+        quote!(if __es_failed {
+            __es_node.mark_failed()
+        } else {
+            __es_node.mark_exited()
+        })
+    } else {
+        quote!(__es_node.mark_exited())
+    };
     let exit_static = u.exit.as_ref().map(|(_, ty)| {
         let exit_name = format_ident!("{}_EXIT", u.name);
         quote! {
@@ -50,7 +62,7 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
         async fn #shell(__es_node: &'static #rt::TaskNode, #(#params)*) {
             #(#prep)*
             #body
-            __es_node.mark_exited();
+            #mark;
         }
     }
 }
@@ -100,6 +112,22 @@ fn shell_body(u: &Unit, f: &Form, a: &ShellArgs) -> TokenStream {
     let node_arg = (!u.cancel).then(|| quote!(__es_node,));
     let call = quote!(#worker(#node_arg #(#worker_args)* #(#extras),*));
     let exit_name = format_ident!("{}_EXIT", u.name);
+    let classify = u.restart.as_ref().is_some_and(|r| r.classify);
+    let rt = rt();
+    // Spanned on the `exit:` type, so a type without `ExitStatus` is
+    // reported where it is declared.
+    let failed = |sp: proc_macro2::Span, cancel: bool| {
+        classify.then(|| match cancel {
+            false => quote_spanned!(sp=> let __es_failed = #rt::ExitStatus::is_failure(&__es_out);),
+            // A stop that aborted the worker is no failure.
+            true => quote_spanned! {sp=>
+                let __es_failed = match &__es_out {
+                    ::core::result::Result::Ok(__es_v) => #rt::ExitStatus::is_failure(__es_v),
+                    ::core::result::Result::Err(_) => false,
+                };
+            },
+        })
+    };
     match (&u.exit, u.cancel) {
         (None, false) => quote! {
             let __es_out = #call.await;
@@ -116,21 +144,25 @@ fn shell_body(u: &Unit, f: &Form, a: &ShellArgs) -> TokenStream {
         // A worker that can never return makes this statement unreachable:
         // the lint is denied here and spanned on `exit:` so the user sees the
         // clause that can never be honoured.
-        (Some((sp, _)), false) => {
+        (Some((sp, ty)), false) => {
             let check = quote_spanned!(*sp=> #[deny(unreachable_code)] let __es_out = __es_out;);
+            let failed = failed(first_span(ty), false);
             quote! {
                 let __es_out = #call.await;
                 #check
+                #failed
                 #drop_state
                 #(#restores)*
                 #exit_name.provide(__es_out);
             }
         }
-        (Some((sp, _)), true) => {
+        (Some((sp, ty)), true) => {
             let provide =
                 quote_spanned!(*sp=> #[deny(unreachable_code)] #exit_name.provide(__es_out););
+            let failed = failed(first_span(ty), true);
             quote! {
                 let __es_out = __es_node.run_cancellable(#call).await;
+                #failed
                 #drop_state
                 #(#restores)*
                 // An aborted worker leaves the slot empty: that is how a

@@ -45,6 +45,8 @@ impl NodeTrace {
             exec_ticks: self.exec_ticks.load(Ordering::Relaxed),
             polls: self.polls.load(Ordering::Relaxed),
             max_poll_ticks: self.max_poll.load(Ordering::Relaxed),
+            #[cfg(feature = "restart")]
+            restarts: 0,
         }
     }
 }
@@ -60,4 +62,9 @@ pub struct NodeStats {
     pub polls: u32,
     /// The longest single poll ever: the "never yields" watermark.
     pub max_poll_ticks: u32,
+    /// Restarts of the node, manual and automatic (feature `restart`;
+    /// saturating): kept by its restart state, so 0 for a node without a
+    /// `restart:` or `restart_budget:` clause.
+    #[cfg(feature = "restart")]
+    pub restarts: u16,
 }

@@ -47,6 +47,9 @@ pub struct NodeSpec {
     /// `beat_timeout:` in milliseconds (feature `liveness`); 0: not policed.
     #[cfg(feature = "liveness")]
     pub(crate) beat_timeout_ms: u32,
+    /// `restart:` / `backoff:` / `restart_budget:` (feature `restart`).
+    #[cfg(feature = "restart")]
+    pub(crate) restart: Option<&'static crate::policy::RestartSpec>,
 }
 
 impl NodeSpec {
@@ -69,6 +72,8 @@ impl NodeSpec {
             enabled_if: None,
             #[cfg(feature = "liveness")]
             beat_timeout_ms: 0,
+            #[cfg(feature = "restart")]
+            restart: None,
         }
     }
 
@@ -153,6 +158,22 @@ impl NodeSpec {
             0 => None,
             ms => Some(embassy_time::Duration::from_millis(ms as u64)),
         }
+    }
+
+    /// Restart this node automatically, with a backoff and a budget (feature
+    /// `restart`): see [`RestartSpec`](crate::RestartSpec). The graph must
+    /// list the node's slot too ([`Graph::with_restarts`](crate::Graph::with_restarts)),
+    /// which `supervisor_graph!` does.
+    #[cfg(feature = "restart")]
+    pub const fn with_restart(mut self, restart: &'static crate::policy::RestartSpec) -> Self {
+        self.restart = Some(restart);
+        self
+    }
+
+    /// The node's restart configuration, if it has one.
+    #[cfg(feature = "restart")]
+    pub const fn restart_spec(&self) -> Option<&'static crate::policy::RestartSpec> {
+        self.restart
     }
 
     /// The node's slot index in its graph. The macro sets it; a hand-built

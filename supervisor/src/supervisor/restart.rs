@@ -23,6 +23,33 @@ pub type RestartError = NodeFault;
 #[deprecated(since = "0.5.0", note = "use `Refusal`")]
 pub type RestartRefusal = Refusal;
 
+/// Count a restart of `node` against its budget, if it has one, and in its
+/// restart count.
+#[cfg(feature = "restart")]
+fn take_budget(node: &'static TaskNode) -> Result<(), NodeFault> {
+    let Some(spec) = node.restart_spec() else {
+        return Ok(());
+    };
+    let now = crate::node::now_ticks32();
+    match spec.take_budget(now) {
+        Ok(()) => {
+            spec.state.counted();
+            Ok(())
+        }
+        Err(spent) => {
+            #[cfg(feature = "events")]
+            publish(EventKind::RestartRefused { node: node.name });
+            Err(NodeFault::new(
+                node,
+                FaultKind::BudgetSpent {
+                    restarts: spent.restarts,
+                    window_ms: spent.window_ms,
+                },
+            ))
+        }
+    }
+}
+
 impl<const N: usize> Supervisor<N> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
     /// and the node itself as a stop wave (a node once its dependents
@@ -42,7 +69,10 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Refused as a value, with nothing stopped, when the node is not in the
     /// graph, is `disabled`, held, or detached, or the supervisor is halted
-    /// (after `teardown`, until the next `start`). A `deactivate` or
+    /// (after `teardown`, until the next `start`), or (feature `restart`)
+    /// when the node's `restart_budget: R in T` already holds `R` restarts
+    /// inside the last `T` ms ([`FaultKind::BudgetSpent`]; a restart that
+    /// passes is counted, whatever its outcome). A `deactivate` or
     /// `teardown` that begins during the restart wins: what it latched or
     /// halted is not brought back ([`FaultKind::Refused`]).
     ///
@@ -73,6 +103,8 @@ impl<const N: usize> Supervisor<N> {
             publish(EventKind::RestartRefused { node: node.name });
             return Err(refused(node, why));
         }
+        #[cfg(feature = "restart")]
+        take_budget(node)?;
         let era = self.era();
         let mut set = Cascade::<N>::new(0);
         set.add(self.graph, seed, node);
