@@ -69,6 +69,10 @@ fn liveness() -> bool {
     cfg!(feature = "liveness")
 }
 
+fn fault_inject() -> bool {
+    cfg!(feature = "fault-inject")
+}
+
 fn enabled_if_feature() -> bool {
     cfg!(feature = "enabled-if")
 }

@@ -72,6 +72,8 @@ pub use control::{
     CONTROL_QUEUE_DEPTH, ControlCommand, ControlOp, request_control, try_request_control,
     wait_control,
 };
+#[cfg(feature = "fault-inject")]
+pub use node::{Crashed, Fault};
 #[cfg(feature = "lifecycle-sink")]
 pub use node::{LifecycleSink, set_lifecycle_sink};
 #[cfg(feature = "pool")]

@@ -35,6 +35,7 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
     let params = &a.params;
     let prep = &a.prep;
     let body = shell_body(u, f, &a);
+    let run = with_faults(quote!(#(#prep)* #body));
     let exit_static = u.exit.as_ref().map(|(_, ty)| {
         let exit_name = format_ident!("{}_EXIT", u.name);
         quote! {
@@ -48,10 +49,23 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
         #[#ex::task(pool_size = #pool_size, embassy_executor = #ex)]
         #[allow(non_snake_case, unreachable_code, unused_mut, clippy::unit_arg, clippy::let_unit_value)]
         async fn #shell(__es_node: &'static #rt::TaskNode, #(#params)*) {
-            #(#prep)*
-            #body
+            #run
             __es_node.mark_exited();
         }
+    }
+}
+
+/// The one activation of the worker (`run`: unwrap the resources, call,
+/// restore, record the exit value), under feature `fault-inject` run through
+/// `TaskNode::with_faults` so injected faults are acted out around it. A
+/// crash drops it whole (resources restored by their guards' drops, no exit
+/// value); the shell then records the exit either way.
+fn with_faults(run: TokenStream) -> TokenStream {
+    if !crate::fault_inject() {
+        return run;
+    }
+    quote! {
+        let _ = __es_node.with_faults(async move { #run }).await;
     }
 }
 

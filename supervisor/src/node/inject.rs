@@ -1,0 +1,269 @@
+//! Fault injection (feature `fault-inject`): make a running node misbehave on
+//! purpose, from outside its task, to prove that the supervisor (and the
+//! application around it) handles the failure.
+//!
+//! The request is one atomic word on the node ([`TaskNode::inject`],
+//! [`TaskNode::clear_fault`]); the fault itself is acted out by the
+//! [`with_faults`](TaskNode::with_faults) wrapper that every generated task
+//! shell puts around its worker, so the worker's own code is unchanged and
+//! what the supervisor sees is exactly what a real stuck, deaf or dead task
+//! looks like. Without the feature none of this exists: no field, no wrapper,
+//! no code.
+
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use portable_atomic::{AtomicU32, Ordering};
+
+use super::TaskNode;
+use crate::notify::Observer;
+
+/// A fault to act out in a node's task ([`TaskNode::inject`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Fault {
+    /// The worker is no longer polled: it makes no progress, its heartbeats
+    /// stop (the liveness monitor reports it stale) and it never sees a stop
+    /// (a stop times out with the missed-ack error). Lasts until
+    /// [`clear_fault`](TaskNode::clear_fault); the worker then resumes where
+    /// it was.
+    Stall,
+    /// The worker runs on, but once a stop is requested it is no longer
+    /// polled: it never sees the stop and never acks it (the stop times out
+    /// with the missed-ack error). Lasts until
+    /// [`clear_fault`](TaskNode::clear_fault); the worker then sees the stop
+    /// and acks late. A stop the worker already saw is not taken back.
+    Wedge,
+    /// At its next poll (the injection wakes it) the task drops its worker
+    /// future, with everything the worker held, and exits: the node reads
+    /// as exited without a stop, which is how a failure looks. An `exit:`
+    /// node's slot stays empty, as after a stop, so a waiter can tell a crash
+    /// from a finish. One-shot: consumed by the crash.
+    Crash,
+    /// At its next poll (the injection wakes it) the task busy-spins this
+    /// many embassy-time ticks before polling the worker, once: a poll that
+    /// never yields, for the `trace` poll statistics and an executor
+    /// watchdog to catch. At most [`Fault::MAX_HOG_TICKS`] (more is
+    /// clamped). One-shot: consumed by the spin.
+    Hog(u32),
+}
+
+impl Fault {
+    /// The longest [`Hog`](Fault::Hog) one injection can ask for (29 bits of
+    /// the node's fault word): about 537 s at embassy-time's default 1 MHz
+    /// tick.
+    pub const MAX_HOG_TICKS: u32 = u32::MAX >> KIND_BITS;
+}
+
+/// The low bits of the word say which fault; a `Hog`'s ticks sit above them.
+const KIND_BITS: u32 = 3;
+const NONE: u32 = 0;
+const STALL: u32 = 1;
+const WEDGE: u32 = 2;
+const CRASH: u32 = 3;
+const HOG: u32 = 4;
+
+fn encode(fault: Fault) -> u32 {
+    match fault {
+        Fault::Stall => STALL,
+        Fault::Wedge => WEDGE,
+        Fault::Crash => CRASH,
+        Fault::Hog(ticks) => (ticks.min(Fault::MAX_HOG_TICKS) << KIND_BITS) | HOG,
+    }
+}
+
+fn decode(word: u32) -> Option<Fault> {
+    match word & ((1 << KIND_BITS) - 1) {
+        STALL => Some(Fault::Stall),
+        WEDGE => Some(Fault::Wedge),
+        CRASH => Some(Fault::Crash),
+        HOG => Some(Fault::Hog(word >> KIND_BITS)),
+        _ => None,
+    }
+}
+
+/// The node's injected fault: one word, written with plain atomic stores, so
+/// `inject` and `clear_fault` need no read-modify-write.
+pub(crate) struct FaultCell(AtomicU32);
+
+impl FaultCell {
+    pub(crate) const fn new() -> Self {
+        Self(AtomicU32::new(NONE))
+    }
+
+    fn load(&self) -> u32 {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// Consume a one-shot fault: `true` if `word` was still the fault (a
+    /// concurrent `inject` or `clear_fault` wins).
+    fn take(&self, word: u32) -> bool {
+        self.0
+            .compare_exchange(word, NONE, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+impl TaskNode {
+    /// Act out `fault` in this node's task (see [`Fault`] for each). Callable
+    /// from anywhere: another task, another executor or core, an interrupt.
+    /// Replaces a fault injected before. The task must run inside
+    /// [`with_faults`](Self::with_faults), as every generated `task:` shell
+    /// does; a node whose task does not simply ignores it.
+    ///
+    /// One atomic store, then a wake of the node's task so a `Crash` or
+    /// `Hog` acts at once (the wake is the same one a stop request makes).
+    pub fn inject(&self, fault: Fault) {
+        self.fault.0.store(encode(fault), Ordering::Release);
+        self.wake_task();
+    }
+
+    /// Lift the injected fault: a stalled or wedged worker is polled again
+    /// (a wedged one then sees the pending stop and acks it late). A
+    /// one-shot fault not yet acted out is cancelled.
+    pub fn clear_fault(&self) {
+        self.fault.0.store(NONE, Ordering::Release);
+        self.wake_task();
+    }
+
+    /// The fault injected and not yet cleared or consumed.
+    pub fn fault(&self) -> Option<Fault> {
+        decode(self.fault.load())
+    }
+
+    /// Run `work` (a task's whole per-activation body) with the faults
+    /// injected into this node acted out around it. `Err(Crashed)` if a
+    /// [`Fault::Crash`] dropped it. Generated `task:` shells call it; a
+    /// hand-written task opts in by awaiting its body through it.
+    pub fn with_faults<F: Future>(
+        &self,
+        work: F,
+    ) -> impl Future<Output = Result<F::Output, Crashed>> {
+        WithFaults {
+            node: self,
+            work: Some(work),
+            observer: Observer::new(),
+        }
+    }
+
+    /// The worker must not be polled now: stalled, or wedged with a stop
+    /// to hide.
+    fn withholds_polls(&self) -> bool {
+        match self.fault.load() {
+            STALL => true,
+            WEDGE => self.shutdown_requested(),
+            _ => false,
+        }
+    }
+
+    /// A fault that acts at the next poll is waiting (a `Crash` or a `Hog`).
+    fn fault_acts_now(&self) -> bool {
+        matches!(self.fault.load() & ((1 << KIND_BITS) - 1), CRASH | HOG)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future behind [`TaskNode::with_faults`]: the work, and the place
+    /// its task waits in while a fault withholds it.
+    struct WithFaults<'a, F> {
+        node: &'a TaskNode,
+        // `None` once dropped by a crash or finished.
+        #[pin]
+        work: Option<F>,
+        // Used only if another task already holds the node's own waker.
+        #[pin]
+        observer: Observer,
+    }
+}
+
+impl<F: Future> Future for WithFaults<'_, F> {
+    type Output = Result<F::Output, Crashed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let node = *this.node;
+        loop {
+            let word = node.fault.load();
+            match decode(word) {
+                Some(Fault::Crash) if node.fault.take(word) => {
+                    this.work.set(None);
+                    return Poll::Ready(Err(Crashed));
+                }
+                Some(Fault::Hog(ticks)) if node.fault.take(word) => hog(ticks),
+                _ => {}
+            }
+            if !node.withholds_polls() {
+                break;
+            }
+            // Withheld: sleep until `inject`/`clear_fault` wakes the task
+            // (a stop or resume wakes it too; it re-checks and sleeps on).
+            if !node.wait_on(cx, this.observer.as_mut(), |n| !n.withholds_polls()) {
+                return Poll::Pending;
+            }
+        }
+        let Some(work) = this.work.as_mut().as_pin_mut() else {
+            // Polled after completion: the contract says never; stay put.
+            return Poll::Pending;
+        };
+        if let Poll::Ready(v) = work.poll(cx) {
+            this.work.set(None);
+            return Poll::Ready(Ok(v));
+        }
+        // While the worker waits on anything else, stay reachable for an
+        // injection that must act at once.
+        if node.wait_on(cx, this.observer, TaskNode::fault_acts_now) {
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    }
+}
+
+/// The `Hog` fault: a poll that does not yield for `ticks` embassy-time
+/// ticks. This busy-wait is the injected fault itself, bounded by the ticks
+/// asked for; nothing else in the crate spins.
+fn hog(ticks: u32) {
+    let end = crate::clock::now().saturating_add(u64::from(ticks));
+    while crate::clock::now() < end {
+        core::hint::spin_loop();
+    }
+}
+
+/// Returned by [`TaskNode::with_faults`] when an injected [`Fault::Crash`]
+/// dropped the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Crashed;
+
+impl fmt::Display for Crashed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("dropped by an injected crash")
+    }
+}
+
+impl core::error::Error for Crashed {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fault_round_trips_through_the_word() {
+        for f in [
+            Fault::Stall,
+            Fault::Wedge,
+            Fault::Crash,
+            Fault::Hog(0),
+            Fault::Hog(1),
+            Fault::Hog(Fault::MAX_HOG_TICKS),
+        ] {
+            assert_eq!(decode(encode(f)), Some(f));
+        }
+        assert_eq!(decode(NONE), None);
+        assert_eq!(
+            decode(encode(Fault::Hog(u32::MAX))),
+            Some(Fault::Hog(Fault::MAX_HOG_TICKS))
+        );
+    }
+}
