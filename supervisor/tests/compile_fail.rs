@@ -17,6 +17,8 @@ fn ui() {
     t.compile_fail("tests/ui/liveness/*.rs");
     #[cfg(not(feature = "liveness"))]
     t.compile_fail("tests/ui/no_liveness/*.rs");
+    #[cfg(not(feature = "fault-inject"))]
+    t.compile_fail("tests/ui/no_fault_inject/*.rs");
     #[cfg(not(feature = "enabled-if"))]
     t.compile_fail("tests/ui/no_enabled_if/*.rs");
     #[cfg(feature = "local-resources")]
