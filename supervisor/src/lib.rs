@@ -73,7 +73,7 @@ pub use control::{
     wait_control,
 };
 #[cfg(feature = "fault-inject")]
-pub use node::{Crashed, Fault};
+pub use node::{Crashed, Fault, NoFaultShell};
 #[cfg(feature = "lifecycle-sink")]
 pub use node::{LifecycleSink, set_lifecycle_sink};
 #[cfg(feature = "pool")]

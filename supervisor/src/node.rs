@@ -32,7 +32,7 @@ mod transition;
 
 pub use cancel::Aborted;
 #[cfg(feature = "fault-inject")]
-pub use inject::{Crashed, Fault};
+pub use inject::{Crashed, Fault, NoFaultShell};
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};

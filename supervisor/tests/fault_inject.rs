@@ -64,7 +64,7 @@ mod stall {
             .await
             .unwrap();
 
-        PUMP.inject(Fault::Stall);
+        PUMP.inject(Fault::Stall).unwrap();
         assert_eq!(PUMP.fault(), Some(Fault::Stall));
         let before = steps();
         common::advance(Duration::from_millis(100));
@@ -117,7 +117,7 @@ mod wedge {
     #[embassy_executor::task]
     pub async fn driver(spawner: Spawner) {
         SUP.start(spawner).await.unwrap();
-        VALVE.inject(Fault::Wedge);
+        VALVE.inject(Fault::Wedge).unwrap();
 
         // Until a stop comes, a wedged worker runs on.
         let before = steps();
@@ -179,7 +179,7 @@ mod crash {
         common::settle().await;
         assert!(JOB.is_running() && !TOOL.is_filled());
 
-        JOB.inject(Fault::Crash);
+        JOB.inject(Fault::Crash).unwrap();
         common::settle().await;
         // Down without a stop: an exit, the failure the supervisor sees.
         assert!(!JOB.is_running() && JOB.has_exited());
@@ -250,7 +250,7 @@ mod hog {
         let injected = Instant::now().as_ticks();
         CLOCK_RUNS.store(true, Ordering::SeqCst);
         clock_thread();
-        BUSY.inject(Fault::Hog(ticks));
+        BUSY.inject(Fault::Hog(ticks)).unwrap();
         // The injection wakes the task; its next poll spins, then polls the
         // worker, in one poll: this task cannot run meanwhile.
         common::settle().await;
@@ -273,7 +273,7 @@ mod hog {
         assert_eq!(LAST_POLL.load(Ordering::SeqCst), now);
 
         // The worker ignores stops: a crash is how this one ends.
-        BUSY.inject(Fault::Crash);
+        BUSY.inject(Fault::Crash).unwrap();
         common::settle().await;
         assert!(BUSY.has_exited());
         common::pass();
@@ -283,4 +283,39 @@ mod hog {
 #[test]
 fn hog_spins_its_ticks_inside_one_poll_once() {
     common::run(&[&hog::BUSY], |s| s.spawn(hog::driver(s).unwrap()));
+}
+
+mod no_shell {
+    use super::*;
+    use embassy_supervisor::{Mode, NodeSpec};
+
+    embassy_supervisor::supervisor_graph! {
+        name: SHELLS;
+        node SHELLED = Terminate, task: ticker;
+        // Parked: the application spawns its task; no shell acts faults out.
+        node PARKED = Terminate;
+    }
+    pub static BARE: TaskNode = TaskNode::new(&NodeSpec::new("BARE", Mode::Terminate));
+    pub static MARKED: TaskNode =
+        TaskNode::new(&NodeSpec::new("MARKED", Mode::Terminate).with_fault_shell());
+}
+
+#[test]
+fn only_a_node_whose_task_acts_faults_out_takes_one() {
+    use no_shell::*;
+    for node in [&PARKED, &BARE] {
+        let err = node.inject(Fault::Crash).unwrap_err();
+        assert!(core::ptr::eq(err.node, node));
+        assert_eq!(node.fault(), None, "nothing injected");
+    }
+    assert_eq!(
+        BARE.inject(Fault::Stall).unwrap_err().to_string(),
+        "node `BARE` has no task shell that acts out injected faults"
+    );
+    for node in [&SHELLED, &MARKED] {
+        node.inject(Fault::Wedge).unwrap();
+        assert_eq!(node.fault(), Some(Fault::Wedge));
+        node.clear_fault();
+        assert_eq!(node.fault(), None);
+    }
 }

@@ -27,7 +27,7 @@ use embassy_supervisor::{ResourceSlot, TaskNode};
 use crate::log::{Event, record, record_named};
 
 #[cfg(feature = "fault-inject")]
-pub use embassy_supervisor::Fault;
+pub use embassy_supervisor::{Fault, NoFaultShell};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -79,14 +79,17 @@ pub fn withhold<T: Send>(slot: &'static ResourceSlot<T>) {
 static INJECTED: Mutex<Vec<&'static TaskNode>> = Mutex::new(Vec::new());
 
 /// From now on `node`'s task acts out `fault` (`TaskNode::inject`), until
-/// [`clear`] (or `node.clear_fault()`).
+/// [`clear`] (or `node.clear_fault()`). A hand-built node spawned by
+/// [`spawn_worker`](crate::spawn_worker) needs
+/// `NodeSpec::with_fault_shell()`: `Err(NoFaultShell)` otherwise.
 #[cfg(feature = "fault-inject")]
-pub fn inject(node: &'static TaskNode, fault: Fault) {
+pub fn inject(node: &'static TaskNode, fault: Fault) -> Result<(), NoFaultShell> {
+    node.inject(fault)?;
     let mut nodes = INJECTED.lock().unwrap_or_else(|p| p.into_inner());
     if !nodes.iter().any(|n| core::ptr::eq(*n, node)) {
         nodes.push(node);
     }
-    node.inject(fault);
+    Ok(())
 }
 
 /// Lift every fault (with feature `fault-inject`, also those set through
@@ -94,11 +97,7 @@ pub fn inject(node: &'static TaskNode, fault: Fault) {
 pub fn clear() {
     table().clear();
     #[cfg(feature = "fault-inject")]
-    for node in INJECTED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .drain(..)
-    {
+    for node in INJECTED.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
         node.clear_fault();
     }
 }

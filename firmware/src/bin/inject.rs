@@ -22,6 +22,7 @@ use embassy_supervisor::{Fault, Supervisor, TaskNode};
 use embassy_supervisor_firmware as fw;
 use embassy_time::{Duration, Instant, Timer};
 use fw::check::{check, finish};
+use portable_atomic::{AtomicBool, Ordering};
 
 /// Beats every millisecond until stopped, then acks.
 async fn ticker(node: &'static TaskNode) {
@@ -57,11 +58,11 @@ fn missed_ack(r: Result<(), embassy_supervisor::ShutdownTimeout>, node: &TaskNod
 }
 
 async fn stall() {
-    PUMP.inject(Fault::Stall);
+    let injected = PUMP.inject(Fault::Stall).is_ok();
     Timer::after_millis(40).await;
     check(
         "inject: a stalled node goes stale",
-        PUMP.is_running() && GRAPH.stale_nodes().any(|n| core::ptr::eq(n, &PUMP)),
+        injected && PUMP.is_running() && GRAPH.stale_nodes().any(|n| core::ptr::eq(n, &PUMP)),
     );
     check(
         "inject: a stalled node's stop is the missed-ack error",
@@ -76,11 +77,11 @@ async fn stall() {
 }
 
 async fn wedge() {
-    VALVE.inject(Fault::Wedge);
+    let injected = VALVE.inject(Fault::Wedge).is_ok();
     Timer::after_millis(10).await;
     check(
         "inject: a wedged node runs on until stopped",
-        VALVE.is_running() && !VALVE.is_stale(Duration::from_millis(5)),
+        injected && VALVE.is_running() && !VALVE.is_stale(Duration::from_millis(5)),
     );
     check(
         "inject: a wedged node's stop is the missed-ack error",
@@ -91,10 +92,13 @@ async fn wedge() {
     check("inject: cleared, the wedged node acks late", !VALVE.is_running());
 }
 
+/// Set by the interrupt tier once its injection was taken.
+static CRASH_INJECTED: AtomicBool = AtomicBool::new(false);
+
 /// On the interrupt tier: crash JOB from interrupt context.
 #[embassy_executor::task]
 async fn crash_from_irq() {
-    JOB.inject(Fault::Crash);
+    CRASH_INJECTED.store(JOB.inject(Fault::Crash).is_ok(), Ordering::Release);
 }
 
 async fn crash() {
@@ -106,7 +110,8 @@ async fn crash() {
     Timer::after_millis(2).await;
     check(
         "inject: a crash injected from an interrupt reads as an exit, no exit value",
-        !JOB.is_running()
+        CRASH_INJECTED.load(Ordering::Acquire)
+            && !JOB.is_running()
             && JOB.has_exited()
             && !JOB.shutdown_requested()
             && !JOB_EXIT.is_filled()
@@ -117,12 +122,12 @@ async fn crash() {
 async fn hog() {
     let hog = Duration::from_millis(5);
     let t0 = Instant::now();
-    BUSY.inject(Fault::Hog(hog.as_ticks() as u32));
+    let injected = BUSY.inject(Fault::Hog(hog.as_ticks() as u32)).is_ok();
     // BUSY's task runs (and spins) before this one is polled again.
     Timer::after_micros(100).await;
     check(
         "inject: a hog holds the executor for its ticks, once",
-        t0.elapsed() >= hog && BUSY.fault().is_none() && BUSY.is_running(),
+        injected && t0.elapsed() >= hog && BUSY.fault().is_none() && BUSY.is_running(),
     );
     check(
         "inject: with trace on, the hog is the node's longest poll",

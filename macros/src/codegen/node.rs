@@ -71,10 +71,13 @@ pub(super) fn node_expr(
         let idx = format_ident!("__ES_POOL_INDEX_{}", u.name);
         quote!(.in_pool(#idx))
     });
+    // Under `fault-inject` a `task:` shell acts out injected faults.
+    let shell = (crate::fault_inject() && matches!(u.spawn, Spawn::Task(_)))
+        .then(|| quote!(.with_fault_shell()));
     let spec = spec_values(
         m,
         u,
-        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates),
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #shell),
     );
     quote! {
         #rt::TaskNode::new(&#spec .at(#slot) #pool)

@@ -109,15 +109,22 @@ impl FaultCell {
 impl TaskNode {
     /// Act out `fault` in this node's task (see [`Fault`] for each). Callable
     /// from anywhere: another task, another executor or core, an interrupt.
-    /// Replaces a fault injected before. The task must run inside
-    /// [`with_faults`](Self::with_faults), as every generated `task:` shell
-    /// does; a node whose task does not simply ignores it.
+    /// Replaces a fault injected before.
     ///
     /// One atomic store, then a wake of the node's task so a `Crash` or
     /// `Hog` acts at once (the wake is the same one a stop request makes).
-    pub fn inject(&self, fault: Fault) {
+    ///
+    /// `Err(NoFaultShell)` (nothing injected) if the node's task does not
+    /// act faults out: only generated `task:` shells and tasks marked
+    /// [`NodeSpec::with_fault_shell`](crate::NodeSpec::with_fault_shell) run
+    /// their body through [`with_faults`](Self::with_faults).
+    pub fn inject(&'static self, fault: Fault) -> Result<(), NoFaultShell> {
+        if !self.spec.fault_shell {
+            return Err(NoFaultShell { node: self });
+        }
         self.fault.0.store(encode(fault), Ordering::Release);
         self.wake_task();
+        Ok(())
     }
 
     /// Lift the injected fault: a stalled or wedged worker is polled again
@@ -227,6 +234,53 @@ fn hog(ticks: u32) {
     let end = crate::clock::now().saturating_add(u64::from(ticks));
     while crate::clock::now() < end {
         core::hint::spin_loop();
+    }
+}
+
+/// [`TaskNode::inject`] into a node whose task does not act faults out (a
+/// `spawn:` node, or a hand-built one not marked
+/// [`with_fault_shell`](crate::NodeSpec::with_fault_shell)): nothing was
+/// injected.
+#[derive(Clone, Copy)]
+pub struct NoFaultShell {
+    /// The node.
+    pub node: &'static TaskNode,
+}
+
+impl fmt::Debug for NoFaultShell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NoFaultShell")
+            .field("node", &self.node.name)
+            .finish()
+    }
+}
+
+impl fmt::Display for NoFaultShell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "node `{}` has no task shell that acts out injected faults",
+            self.node.name
+        )
+    }
+}
+
+impl PartialEq for NoFaultShell {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::eq(self.node, other.node)
+    }
+}
+
+impl core::error::Error for NoFaultShell {}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for NoFaultShell {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "node `{=str}` has no task shell that acts out injected faults",
+            self.node.name
+        )
     }
 }
 
