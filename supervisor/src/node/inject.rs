@@ -118,6 +118,48 @@ impl TaskNode {
     /// act faults out: only generated `task:` shells and tasks marked
     /// [`NodeSpec::with_fault_shell`](crate::NodeSpec::with_fault_shell) run
     /// their body through [`with_faults`](Self::with_faults).
+    ///
+    /// A rehearsal on the host (with the test kit): a crash reads as an
+    /// exit; a wedged node's stop is the missed-ack error until the fault is
+    /// cleared.
+    ///
+    /// ```
+    /// use embassy_executor::Spawner;
+    /// use embassy_futures::join::join;
+    /// use embassy_supervisor::{Fault, SHUTDOWN_ACK_TIMEOUT, Supervisor, supervisor_graph};
+    /// use embassy_supervisor_testkit as kit;
+    /// use embassy_time::Duration;
+    ///
+    /// supervisor_graph! {
+    ///     node PUMP = Terminate, task: kit::serve;
+    /// }
+    /// static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
+    ///
+    /// #[embassy_executor::task]
+    /// async fn rehearse(spawner: Spawner) {
+    ///     SUP.start(spawner).await.unwrap();
+    ///     PUMP.inject(Fault::Crash).unwrap();
+    ///     kit::settle().await;
+    ///     assert!(PUMP.has_exited() && !PUMP.shutdown_requested());
+    ///
+    ///     SUP.start_node(&PUMP, spawner).await.unwrap();
+    ///     PUMP.inject(Fault::Wedge).unwrap();
+    ///     let (r, ()) = join(
+    ///         SUP.stop_node(&PUMP),
+    ///         kit::advance_after_idle(SHUTDOWN_ACK_TIMEOUT),
+    ///     )
+    ///     .await;
+    ///     assert_eq!(r.unwrap_err().node.name, "PUMP");
+    ///     PUMP.clear_fault(); // it sees the stop now, and acks late
+    ///     kit::wait_until(|| !PUMP.is_running(), Duration::from_millis(10))
+    ///         .await
+    ///         .unwrap();
+    ///     kit::pass();
+    /// }
+    /// # fn main() {
+    /// kit::run(&[&PUMP], |s| s.spawn(rehearse(s).unwrap()));
+    /// # }
+    /// ```
     pub fn inject(&'static self, fault: Fault) -> Result<(), NoFaultShell> {
         if !self.spec.fault_shell {
             return Err(NoFaultShell { node: self });
