@@ -11,7 +11,7 @@
 //! looks like. Each [`run`](crate::run) starts with no faults.
 //!
 //! With feature `fault-inject` the kit also drives the runtime's own
-//! injection: [`inject`] sets a [`Fault`] on a node, acted out by its
+//! injection: `inject` sets a `Fault` on a node, acted out by its
 //! generated task shell or the kit's [`worker`](crate::worker) (a stall, a
 //! wedged stop, a crash, a hogged poll), and lifted with the rest by
 //! [`clear`] and at the start of every [`run`](crate::run). Use
@@ -93,7 +93,7 @@ pub fn inject(node: &'static TaskNode, fault: Fault) -> Result<(), NoFaultShell>
 }
 
 /// Lift every fault (with feature `fault-inject`, also those set through
-/// [`inject`]).
+/// `inject`).
 pub fn clear() {
     table().clear();
     #[cfg(feature = "fault-inject")]
