@@ -10,15 +10,16 @@
 //! - `Crash`, injected from the interrupt tier: the node reads as exited
 //!   without a stop, its `exit:` slot empty.
 //! - `Hog`: one poll holds the thread executor for the ticks asked; with the
-//!   trace recorders on (`trace-hooks`) it is the node's longest poll.
+//!   trace recorders on (`trace-hooks`) it is the node's longest poll, and
+//!   stall detection on the interrupt tier names the node while it spins.
 //!
 //! Exit 0 if every check passed.
 #![no_std]
 #![no_main]
 
 use cortex_m_rt::entry;
-use embassy_executor::Spawner;
-use embassy_supervisor::{Fault, Supervisor, TaskNode};
+use embassy_executor::{SendSpawner, Spawner};
+use embassy_supervisor::{Fault, Supervisor, TaskNode, trace};
 use embassy_supervisor_firmware as fw;
 use embassy_time::{Duration, Instant, Timer};
 use fw::check::{check, finish};
@@ -89,7 +90,10 @@ async fn wedge() {
     );
     VALVE.clear_fault();
     Timer::after_millis(5).await;
-    check("inject: cleared, the wedged node acks late", !VALVE.is_running());
+    check(
+        "inject: cleared, the wedged node acks late",
+        !VALVE.is_running(),
+    );
 }
 
 /// Set by the interrupt tier once its injection was taken.
@@ -101,11 +105,7 @@ async fn crash_from_irq() {
     CRASH_INJECTED.store(JOB.inject(Fault::Crash).is_ok(), Ordering::Release);
 }
 
-async fn crash() {
-    let Some(high) = fw::exec::HIGH.start(fw::board::SPARE_IRQ) else {
-        check("inject: the interrupt tier is up", false);
-        return;
-    };
+async fn crash(high: SendSpawner) {
     high.spawn(crash_from_irq().unwrap());
     Timer::after_millis(2).await;
     check(
@@ -119,8 +119,34 @@ async fn crash() {
     );
 }
 
-async fn hog() {
+/// Set by the interrupt tier when its stall detection named BUSY.
+static HOG_SEEN: AtomicBool = AtomicBool::new(false);
+static HOG_OVER: AtomicBool = AtomicBool::new(false);
+
+/// On the interrupt tier (it preempts the hogged thread executor): every
+/// 100 µs, ask the trace recorders which poll has run longer than 1 ms.
+#[embassy_executor::task]
+async fn stall_watch() {
+    let threshold = Duration::from_millis(1).as_ticks() as u32;
+    for _ in 0..200 {
+        if HOG_OVER.load(Ordering::Acquire) {
+            break;
+        }
+        Timer::after_micros(100).await;
+        let named = (0..trace::MAX_EXECUTORS)
+            .find_map(|i| trace::stalled_task(i, threshold))
+            .and_then(|f| f.node)
+            .is_some_and(|n| core::ptr::eq(n, &BUSY));
+        if named {
+            HOG_SEEN.store(true, Ordering::Release);
+        }
+    }
+}
+
+async fn hog(high: SendSpawner) {
     let hog = Duration::from_millis(5);
+    high.spawn(stall_watch().unwrap());
+    Timer::after_micros(50).await;
     let t0 = Instant::now();
     let injected = BUSY.inject(Fault::Hog(hog.as_ticks() as u32)).is_ok();
     // BUSY's task runs (and spins) before this one is polled again.
@@ -129,9 +155,14 @@ async fn hog() {
         "inject: a hog holds the executor for its ticks, once",
         injected && t0.elapsed() >= hog && BUSY.fault().is_none() && BUSY.is_running(),
     );
+    HOG_OVER.store(true, Ordering::Release);
     check(
         "inject: with trace on, the hog is the node's longest poll",
         BUSY.trace_stats().max_poll_ticks >= hog.as_ticks() as u32,
+    );
+    check(
+        "inject: the interrupt tier's stall detection names BUSY during the hog",
+        HOG_SEEN.load(Ordering::Acquire),
     );
 }
 
@@ -141,8 +172,17 @@ async fn main_task(spawner: Spawner) {
     Timer::after_millis(5).await;
     stall().await;
     wedge().await;
-    crash().await;
-    hog().await;
+    // The interrupt tier: the crash is injected from it, and it watches
+    // for the hog's stall.
+    match fw::exec::HIGH.start(fw::board::SPARE_IRQ) {
+        Some(high) => {
+            crash(high).await;
+            hog(high).await;
+        }
+        None => {
+            check("inject: the interrupt tier is up", false);
+        }
+    }
     check("inject: teardown", SUP.teardown().await.is_ok());
     finish()
 }
