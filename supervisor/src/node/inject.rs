@@ -112,7 +112,9 @@ impl TaskNode {
     /// Replaces a fault injected before.
     ///
     /// One atomic store, then a wake of the node's task so a `Crash` or
-    /// `Hog` acts at once (the wake is the same one a stop request makes).
+    /// `Hog` acts at once. The wake is the one a stop request makes: the
+    /// node's waker sits behind a short critical section, so it is
+    /// interrupt-safe but not lock-free on every core.
     ///
     /// `Err(NoFaultShell)` (nothing injected) if the node's task does not
     /// act faults out: only generated `task:` shells and tasks marked
@@ -185,7 +187,12 @@ impl TaskNode {
     /// Run `work` (a task's whole per-activation body) with the faults
     /// injected into this node acted out around it. `Err(Crashed)` if a
     /// [`Fault::Crash`] dropped it. Generated `task:` shells call it; a
-    /// hand-written task opts in by awaiting its body through it.
+    /// hand-written task opts in by awaiting its body through it and marking
+    /// its spec [`with_fault_shell`](crate::NodeSpec::with_fault_shell).
+    ///
+    /// Costs, with the feature on: a load of the fault word per poll, and
+    /// per poll that leaves the work pending a re-registration of the
+    /// task's waker with the node (so an injection can wake it).
     pub fn with_faults<F: Future>(
         &self,
         work: F,
