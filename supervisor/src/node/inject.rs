@@ -237,27 +237,18 @@ pin_project_lite::pin_project! {
 impl<F: Future> Future for WithFaults<'_, F> {
     type Output = Result<F::Output, Crashed>;
 
+    // Only the work's poll is generic; the fault handling around it is out
+    // of line, one copy for every shell (flash).
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         let node = *this.node;
-        loop {
-            let word = node.fault.load();
-            match decode(word) {
-                Some(Fault::Crash) if node.fault.take(word) => {
-                    this.work.set(None);
-                    return Poll::Ready(Err(Crashed));
-                }
-                Some(Fault::Hog(ticks)) if node.fault.take(word) => hog(ticks),
-                _ => {}
+        match before_poll(node, this.observer.as_mut(), cx) {
+            Step::Crash => {
+                this.work.set(None);
+                return Poll::Ready(Err(Crashed));
             }
-            if !node.withholds_polls() {
-                break;
-            }
-            // Withheld: sleep until `inject`/`clear_fault` wakes the task
-            // (a stop or resume wakes it too; it re-checks and sleeps on).
-            if !node.wait_on(cx, this.observer.as_mut(), |n| !n.withholds_polls()) {
-                return Poll::Pending;
-            }
+            Step::Withheld => return Poll::Pending,
+            Step::Poll => {}
         }
         let Some(work) = this.work.as_mut().as_pin_mut() else {
             // Polled after completion: the contract says never; stay put.
@@ -267,12 +258,48 @@ impl<F: Future> Future for WithFaults<'_, F> {
             this.work.set(None);
             return Poll::Ready(Ok(v));
         }
-        // While the worker waits on anything else, stay reachable for an
-        // injection that must act at once.
-        if node.wait_on(cx, this.observer, TaskNode::fault_acts_now) {
-            cx.waker().wake_by_ref();
-        }
+        after_pending(node, this.observer, cx);
         Poll::Pending
+    }
+}
+
+/// What a poll of [`WithFaults`] does with its work.
+enum Step {
+    /// Drop it: a crash was injected (and is now consumed).
+    Crash,
+    /// Leave it: a fault withholds it (the task is registered to be woken).
+    Withheld,
+    /// Poll it (after a hog's spin, if one was injected).
+    Poll,
+}
+
+/// Act out the injected fault before a poll of the work.
+#[inline(never)]
+fn before_poll(node: &TaskNode, mut observer: Pin<&mut Observer>, cx: &mut Context<'_>) -> Step {
+    loop {
+        let word = node.fault.load();
+        match decode(word) {
+            Some(Fault::Crash) if node.fault.take(word) => return Step::Crash,
+            Some(Fault::Hog(ticks)) if node.fault.take(word) => hog(ticks),
+            _ => {}
+        }
+        if !node.withholds_polls() {
+            return Step::Poll;
+        }
+        // Withheld: sleep until `inject`/`clear_fault` wakes the task (a
+        // stop or resume wakes it too; it re-checks and sleeps on).
+        if !node.wait_on(cx, observer.as_mut(), |n| !n.withholds_polls()) {
+            return Step::Withheld;
+        }
+    }
+}
+
+/// While the work waits on anything else, stay reachable for an injection
+/// that must act at once (a crash, a hog).
+#[inline(never)]
+fn after_pending(node: &TaskNode, observer: Pin<&mut Observer>, cx: &mut Context<'_>) {
+    if node.wait_on(cx, observer, TaskNode::fault_acts_now) {
+        cx.waker().wake_by_ref();
     }
 }
 
