@@ -319,3 +319,135 @@ fn only_a_node_whose_task_acts_faults_out_takes_one() {
         assert_eq!(node.fault(), None);
     }
 }
+
+/// Random interleavings of injections, clears, stops and starts against a
+/// model of what each must do: a stop misses its ack exactly while a stall
+/// or wedge holds; a crash takes the node down at its next poll; a hog is
+/// consumed at its next poll; a clear lets a pending stop through.
+mod model {
+    use super::*;
+    embassy_supervisor::supervisor_graph! {
+        name: MODEL;
+        node M = Terminate, task: ticker;
+    }
+    pub static SUP: Supervisor<1> = Supervisor::new(&MODEL);
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    /// The model's view: is an instance up, which fault holds, and is a
+    /// stop pending (requested, not acked)?
+    #[derive(Debug)]
+    struct Model {
+        up: bool,
+        fault: Option<Fault>,
+        stop_pending: bool,
+    }
+
+    impl Model {
+        /// A fresh activation's first poll acts out a one-shot fault.
+        fn first_poll(&mut self) {
+            match self.fault {
+                Some(Fault::Crash) => {
+                    self.up = false;
+                    self.fault = None;
+                }
+                Some(Fault::Hog(_)) => self.fault = None,
+                _ => {}
+            }
+        }
+        /// Once nothing holds the worker, a pending stop is acked.
+        fn release(&mut self) {
+            if self.up
+                && self.stop_pending
+                && !matches!(self.fault, Some(Fault::Stall | Fault::Wedge))
+            {
+                self.up = false;
+                self.stop_pending = false;
+            }
+        }
+    }
+
+    #[embassy_executor::task]
+    pub async fn driver(spawner: Spawner) {
+        for seed in 1..=8u64 {
+            let mut r = Rng(seed);
+            SUP.start(spawner).await.unwrap();
+            common::settle().await;
+            let mut m = Model {
+                up: true,
+                fault: None,
+                stop_pending: false,
+            };
+            for step in 0..60 {
+                let op = r.below(7);
+                match op {
+                    0..=3 => {
+                        let f =
+                            [Fault::Stall, Fault::Wedge, Fault::Crash, Fault::Hog(0)][op as usize];
+                        M.inject(f).unwrap();
+                        m.fault = Some(f);
+                        if m.up {
+                            m.first_poll();
+                            if f == Fault::Crash {
+                                m.stop_pending = false;
+                            }
+                            m.release();
+                        }
+                    }
+                    4 => {
+                        M.clear_fault();
+                        m.fault = None;
+                        m.release();
+                    }
+                    5 if m.up => {
+                        let r = stop_past_ack_window(&SUP, &M).await;
+                        let held = matches!(m.fault, Some(Fault::Stall | Fault::Wedge));
+                        assert_eq!(r.is_err(), held, "seed {seed} step {step}: stop with {m:?}");
+                        if held {
+                            m.stop_pending = true;
+                        } else {
+                            m.up = false;
+                        }
+                    }
+                    6 if !m.up => {
+                        SUP.start_node(&M, spawner).await.unwrap();
+                        m.up = true;
+                        m.stop_pending = false;
+                        m.first_poll();
+                    }
+                    _ => {}
+                }
+                common::settle().await;
+                assert_eq!(
+                    M.is_running(),
+                    m.up,
+                    "seed {seed} step {step} op {op}: {m:?}"
+                );
+                assert_eq!(M.fault(), m.fault, "seed {seed} step {step} op {op}: {m:?}");
+                assert_eq!(
+                    M.shutdown_requested() && M.is_running(),
+                    m.stop_pending,
+                    "seed {seed} step {step}"
+                );
+            }
+            M.clear_fault();
+            common::settle().await;
+            SUP.teardown().await.unwrap();
+        }
+        common::pass();
+    }
+}
+
+#[test]
+fn random_interleavings_follow_the_model() {
+    common::run(&[&model::M], |s| s.spawn(model::driver(s).unwrap()));
+}
