@@ -53,9 +53,11 @@ embassy_supervisor::supervisor_graph! {
 }
 static SUP: Supervisor<4> = Supervisor::new(&GRAPH);
 
-/// The missed-ack error of a stop names `node`.
-fn missed_ack(r: Result<(), embassy_supervisor::ShutdownTimeout>, node: &TaskNode) -> bool {
-    r.is_err_and(|e| core::ptr::eq(e.node, node))
+/// Stop `node`: its stop comes back as the missed-ack error naming it.
+async fn misses_its_ack(node: &'static TaskNode) -> bool {
+    SUP.stop_node(node)
+        .await
+        .is_err_and(|e| core::ptr::eq(e.node, node))
 }
 
 async fn stall() {
@@ -67,7 +69,7 @@ async fn stall() {
     );
     check(
         "inject: a stalled node's stop is the missed-ack error",
-        missed_ack(SUP.stop_node(&PUMP).await, &PUMP),
+        misses_its_ack(&PUMP).await,
     );
     PUMP.clear_fault();
     Timer::after_millis(5).await;
@@ -86,7 +88,7 @@ async fn wedge() {
     );
     check(
         "inject: a wedged node's stop is the missed-ack error",
-        missed_ack(SUP.stop_node(&VALVE).await, &VALVE),
+        misses_its_ack(&VALVE).await,
     );
     VALVE.clear_fault();
     Timer::after_millis(5).await;
