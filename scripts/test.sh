@@ -76,7 +76,7 @@ step "host tests (all host features)"
 cargo test -p embassy-supervisor --features "$HOST_FEATURES"
 step "fault injection: the test kit acting it out, the shells' expansion under the feature"
 cargo test -p embassy-supervisor-testkit --features fault-inject
-cargo test -p embassy-supervisor-macros --features fault-inject snapshot
+cargo test -p embassy-supervisor-macros --features fault-inject snapshot_fault_inject
 step "host tests (trace, then trace-nested)"
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
