@@ -46,7 +46,9 @@ pub enum Fault {
     /// many embassy-time ticks before polling the worker, once: a poll that
     /// never yields, for the `trace` poll statistics and an executor
     /// watchdog to catch. At most [`Fault::MAX_HOG_TICKS`] (more is
-    /// clamped). One-shot: consumed by the spin.
+    /// clamped). One-shot: consumed by the spin. On embassy-time's mock
+    /// clock the spin ends only when another thread advances the clock.
+    /// (`tests/fault_inject.rs` runs one that way.)
     Hog(u32),
 }
 
