@@ -73,6 +73,10 @@ fn restart_feature() -> bool {
     cfg!(feature = "restart")
 }
 
+fn fault_inject() -> bool {
+    cfg!(feature = "fault-inject")
+}
+
 fn enabled_if_feature() -> bool {
     cfg!(feature = "enabled-if")
 }

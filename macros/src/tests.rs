@@ -444,6 +444,19 @@ mod snapshots {
         );
     }
 
+    /// Task shells under `fault-inject`: the worker's activation (resource
+    /// unwrap, call, restores, exit value) runs through `with_faults`.
+    #[cfg(feature = "fault-inject")]
+    #[test]
+    fn snapshot_fault_inject() {
+        graph(
+            "fault_inject",
+            "name: INJ;
+             node A = Terminate, task: a, resources: [LED: Led];
+             node B = Terminate, task: b, cancel, exit: u8;",
+        );
+    }
+
     /// A composed graph: a fragment's items and the compose site's own.
     #[test]
     fn snapshot_composed() {

@@ -6,7 +6,8 @@
 //! `NodeFault` that names it.
 //!
 //! Run: `cargo run -p embassy-supervisor --example demo --features control,pool,controller`
-//! (add `,trace` for a CPU table per node at the end).
+//! (add `,trace` for a CPU table per node at the end; add `,fault-inject` and
+//! the wedged worker is injected with `Fault::Wedge` instead of its own bug).
 //!
 //! Each line: the elapsed time, how long the operation took (wall clock, on
 //! this machine), and what happened. The clock is embassy-time's mock clock,
@@ -374,8 +375,23 @@ async fn scenario(s: Spawner) -> Result<(), String> {
     );
 
     // A wedged worker: the teardown reports it by name instead of hanging.
-    WEDGED.store(true, Ordering::SeqCst);
-    line(None, "bug: WORKER[0] will ignore its next stop");
+    // With `fault-inject` the fault is injected from outside (the worker's
+    // code is unchanged); without it the worker's own bug flag does it.
+    #[cfg(feature = "fault-inject")]
+    {
+        WORKER[0]
+            .inject(embassy_supervisor::Fault::Wedge)
+            .map_err(|e| e.to_string())?;
+        line(
+            None,
+            "fault injected: WORKER[0].inject(Fault::Wedge) hides its next stop",
+        );
+    }
+    #[cfg(not(feature = "fault-inject"))]
+    {
+        WEDGED.store(true, Ordering::SeqCst);
+        line(None, "bug: WORKER[0] will ignore its next stop");
+    }
     let t = WallInstant::now();
     let timeout = match SUP.teardown().await {
         Err(e) => e,

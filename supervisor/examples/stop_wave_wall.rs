@@ -120,7 +120,9 @@ async fn median<F: Future<Output = bool>>(
         assert!(op().await, "the stop missed an ack");
         *t = begin.elapsed().as_secs_f64() * 1e3;
         // `deactivate` leaves the root latched: clear it for the next run.
-        sup.activate(sup.graph().nodes[0].unwrap(), s).await.unwrap();
+        sup.activate(sup.graph().nodes[0].unwrap(), s)
+            .await
+            .unwrap();
         assert!(sup.teardown().await.is_ok());
     }
     took.sort_by(f64::total_cmp);

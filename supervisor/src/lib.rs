@@ -82,6 +82,8 @@ pub use control::{
     CONTROL_QUEUE_DEPTH, ControlCommand, ControlOp, request_control, try_request_control,
     wait_control, wait_control_where,
 };
+#[cfg(feature = "fault-inject")]
+pub use node::{Crashed, Fault, NoFaultShell};
 #[cfg(feature = "lifecycle-sink")]
 pub use node::{LifecycleSink, set_lifecycle_sink};
 #[cfg(feature = "restart")]

@@ -23,12 +23,16 @@ use cancel::Cancellable;
 mod cancel;
 #[cfg(feature = "breadcrumb")]
 pub(crate) mod crumb;
+#[cfg(feature = "fault-inject")]
+mod inject;
 #[cfg(feature = "lifecycle-sink")]
 mod sink;
 mod spec;
 mod transition;
 
 pub use cancel::Aborted;
+#[cfg(feature = "fault-inject")]
+pub use inject::{Crashed, Fault, NoFaultShell};
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};
@@ -132,6 +136,9 @@ pub struct TaskNode {
     /// struct's padding on 32-bit targets, so it costs no RAM there.
     #[cfg(feature = "breadcrumb")]
     pub(crate) crumb: AtomicU8,
+    /// The injected fault (feature `fault-inject`).
+    #[cfg(feature = "fault-inject")]
+    fault: inject::FaultCell,
 }
 
 impl core::ops::Deref for TaskNode {
@@ -155,6 +162,8 @@ impl TaskNode {
             trace: NodeTrace::new(),
             #[cfg(feature = "breadcrumb")]
             crumb: AtomicU8::new(Phase::Idle as u8),
+            #[cfg(feature = "fault-inject")]
+            fault: inject::FaultCell::new(),
         }
     }
 
@@ -602,6 +611,16 @@ impl TaskNode {
         }
     }
 
+    /// Wake the node's task (and, if other tasks wait on this node, the
+    /// observers), without changing its state: it re-checks what it waits for.
+    #[cfg(feature = "fault-inject")]
+    fn wake_task(&self) {
+        self.task_waker.wake();
+        if self.has(flag::SHARED_WAIT) {
+            notify::changed();
+        }
+    }
+
     /// Ask the instance to stop (or pause).
     pub(crate) fn request_shutdown(&self) {
         let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
@@ -750,11 +769,14 @@ impl TaskWaker {
 
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
 // waker, no per-node signals). `liveness` adds one 32-bit heartbeat word,
-// `trace` four (task id, poll time, polls, longest poll); `breadcrumb`'s byte
-// fits the padding.
+// `trace` four (task id, poll time, polls, longest poll), `fault-inject` one
+// (the injected fault); `breadcrumb`'s byte fits the padding.
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     core::mem::size_of::<TaskNode>()
-        <= 16 + 4 * (cfg!(feature = "liveness") as usize) + 16 * (cfg!(feature = "trace") as usize),
+        <= 16
+            + 4 * (cfg!(feature = "liveness") as usize)
+            + 16 * (cfg!(feature = "trace") as usize)
+            + 4 * (cfg!(feature = "fault-inject") as usize),
     "TaskNode grew past its RAM budget"
 );

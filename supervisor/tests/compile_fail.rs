@@ -21,6 +21,8 @@ fn ui() {
     t.compile_fail("tests/ui/restart/*.rs");
     #[cfg(not(feature = "restart"))]
     t.compile_fail("tests/ui/no_restart/*.rs");
+    #[cfg(not(feature = "fault-inject"))]
+    t.compile_fail("tests/ui/no_fault_inject/*.rs");
     #[cfg(not(feature = "enabled-if"))]
     t.compile_fail("tests/ui/no_enabled_if/*.rs");
     #[cfg(feature = "local-resources")]

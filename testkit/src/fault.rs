@@ -9,6 +9,15 @@
 //! points. Nothing in the runtime changes: what the supervisor sees is
 //! exactly what a real wedged task, refused spawn or missing peripheral
 //! looks like. Each [`run`](crate::run) starts with no faults.
+//!
+//! With feature `fault-inject` the kit also drives the runtime's own
+//! injection: `inject` sets a `Fault` on a node, acted out by its
+//! generated task shell or the kit's [`worker`](crate::worker) (a stall, a
+//! wedged stop, a crash, a hogged poll), and lifted with the rest by
+//! [`clear`] and at the start of every [`run`](crate::run). Use
+//! `inject(node, Fault::Wedge)` where a task is not the kit's worker;
+//! [`ignore_stop`] stays the kit worker's own form, which also logs
+//! [`Event::IgnoredStop`].
 
 use std::sync::Mutex;
 
@@ -16,6 +25,9 @@ use embassy_executor::SpawnError;
 use embassy_supervisor::{ResourceSlot, TaskNode};
 
 use crate::log::{Event, record, record_named};
+
+#[cfg(feature = "fault-inject")]
+pub use embassy_supervisor::{Fault, NoFaultShell};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -64,9 +76,32 @@ pub fn withhold<T: Send>(slot: &'static ResourceSlot<T>) {
     set(addr(slot), Kind::Withhold);
 }
 
-/// Lift every fault.
+/// Nodes given a [`Fault`] through [`inject`], for [`clear`] to lift.
+#[cfg(feature = "fault-inject")]
+static INJECTED: Mutex<Vec<&'static TaskNode>> = Mutex::new(Vec::new());
+
+/// From now on `node`'s task acts out `fault` (`TaskNode::inject`), until
+/// [`clear`] (or `node.clear_fault()`). A hand-built node spawned by
+/// [`spawn_worker`](crate::spawn_worker) needs
+/// `NodeSpec::with_fault_shell()`: `Err(NoFaultShell)` otherwise.
+#[cfg(feature = "fault-inject")]
+pub fn inject(node: &'static TaskNode, fault: Fault) -> Result<(), NoFaultShell> {
+    node.inject(fault)?;
+    let mut nodes = INJECTED.lock().unwrap_or_else(|p| p.into_inner());
+    if !nodes.iter().any(|n| core::ptr::eq(*n, node)) {
+        nodes.push(node);
+    }
+    Ok(())
+}
+
+/// Lift every fault (with feature `fault-inject`, also those set through
+/// `inject`).
 pub fn clear() {
     table().clear();
+    #[cfg(feature = "fault-inject")]
+    for node in INJECTED.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+        node.clear_fault();
+    }
 }
 
 /// Call in a spawn fn before spawning: `Err(Busy)` (and a

@@ -32,6 +32,11 @@ pub fn run(watched: &[&'static TaskNode], spawn_driver: fn(Spawner)) {
     PASSED.store(false, Ordering::SeqCst);
     crate::log::clear();
     crate::fault::clear();
+    // A fault injected directly (`node.inject`) must not leak into this test.
+    #[cfg(feature = "fault-inject")]
+    for node in watched {
+        node.clear_fault();
+    }
     let exec = std::thread::spawn(move || {
         // The executor must outlive every task it runs: leak one per test.
         let ex: &'static mut Executor = Box::leak(Box::new(Executor::new()));

@@ -73,7 +73,8 @@
 //!   [`spawn_worker`] (a [`SpawnFn`](embassy_supervisor::SpawnFn)) record it;
 //!   your own tasks call [`log::record`].
 //! - [`fault`]: make a node ignore its stop, refuse a spawn, or withhold a
-//!   resource so its gate never opens.
+//!   resource so its gate never opens; with feature `fault-inject`, inject
+//!   the runtime's own faults (`fault::inject`: stall, wedge, crash, hog).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

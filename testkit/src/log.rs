@@ -24,6 +24,9 @@ pub enum Event {
     IgnoredStop,
     /// [`fault::provide`](crate::fault::provide) withheld a resource.
     Withheld,
+    /// An injected `Fault::Crash` dropped the kit's [`worker`](crate::worker)
+    /// (feature `fault-inject`).
+    Crashed,
 }
 
 /// A log line.

@@ -34,9 +34,17 @@ pub async fn serve(node: &'static TaskNode) {
 }
 
 /// [`serve`] as an embassy task that records its exit: what
-/// [`spawn_worker`] spawns.
+/// [`spawn_worker`] spawns. With feature `fault-inject` it runs `serve`
+/// through `TaskNode::with_faults`, as a generated shell does, so a fault
+/// injected into the node is acted out (a crash logs [`Event::Crashed`]);
+/// mark its spec `NodeSpec::with_fault_shell()` to allow the injection.
 #[embassy_executor::task(pool_size = 32)]
 pub async fn worker(node: &'static TaskNode) {
+    #[cfg(feature = "fault-inject")]
+    if node.with_faults(serve(node)).await.is_err() {
+        record(node, Event::Crashed);
+    }
+    #[cfg(not(feature = "fault-inject"))]
     serve(node).await;
     node.mark_exited();
 }

@@ -72,10 +72,13 @@ pub(super) fn node_expr(
         quote!(.in_pool(#idx))
     });
     let restart = super::restart::with_restart(u, member);
+    // Under `fault-inject` a `task:` shell acts out injected faults.
+    let shell = (crate::fault_inject() && matches!(u.spawn, Spawn::Task(_)))
+        .then(|| quote!(.with_fault_shell()));
     let spec = spec_values(
         m,
         u,
-        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #restart),
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #restart #shell),
     );
     quote! {
         #rt::TaskNode::new(&#spec .at(#slot) #pool)

@@ -38,7 +38,8 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
     let body = shell_body(u, f, &a);
     // `restart: on_failure` with `exit:`: the value says whether it failed.
     let classify = u.restart.as_ref().is_some_and(|r| r.classify);
-    let mark = if classify {
+    // Under `fault-inject` a crash is a failure too.
+    let mark = if classify || crate::fault_inject() {
         quote!(if __es_failed {
             __es_node.mark_failed()
         } else {
@@ -47,6 +48,7 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
     } else {
         quote!(__es_node.mark_exited())
     };
+    let run = with_faults(quote!(#(#prep)* #body), classify);
     let exit_static = u.exit.as_ref().map(|(_, ty)| {
         let exit_name = format_ident!("{}_EXIT", u.name);
         quote! {
@@ -60,10 +62,34 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
         #[#ex::task(pool_size = #pool_size, embassy_executor = #ex)]
         #[allow(non_snake_case, unreachable_code, unused_mut, clippy::unit_arg, clippy::let_unit_value)]
         async fn #shell(__es_node: &'static #rt::TaskNode, #(#params)*) {
-            #(#prep)*
-            #body
+            #run
             #mark;
         }
+    }
+}
+
+/// The one activation of the worker (`run`: unwrap the resources, call,
+/// restore, record the exit value), under feature `fault-inject` run through
+/// `TaskNode::with_faults` so injected faults are acted out around it. A
+/// crash drops it whole (resources restored by their guards' drops, no exit
+/// value); the shell then records the exit either way. With `classify` (a
+/// `restart: on_failure` node's `exit:` value) the block yields its
+/// `__es_failed`; either way a crash counts as a failure (a node with
+/// `restart: on_failure` is restarted after it).
+fn with_faults(run: TokenStream, classify: bool) -> TokenStream {
+    if !crate::fault_inject() {
+        return run;
+    }
+    if classify {
+        return quote! {
+            let __es_failed = __es_node
+                .with_faults(async move { #run __es_failed })
+                .await
+                .unwrap_or(true);
+        };
+    }
+    quote! {
+        let __es_failed = __es_node.with_faults(async move { #run }).await.is_err();
     }
 }
 

@@ -50,6 +50,10 @@ pub struct NodeSpec {
     /// `restart:` / `backoff:` / `restart_budget:` (feature `restart`).
     #[cfg(feature = "restart")]
     pub(crate) restart: Option<&'static crate::policy::RestartSpec>,
+    /// The node's task runs its body through `TaskNode::with_faults`
+    /// (feature `fault-inject`): injected faults are acted out.
+    #[cfg(feature = "fault-inject")]
+    pub(crate) fault_shell: bool,
 }
 
 impl NodeSpec {
@@ -74,6 +78,8 @@ impl NodeSpec {
             beat_timeout_ms: 0,
             #[cfg(feature = "restart")]
             restart: None,
+            #[cfg(feature = "fault-inject")]
+            fault_shell: false,
         }
     }
 
@@ -117,6 +123,17 @@ impl NodeSpec {
     /// flash commit, a modem detach); every stop path uses it.
     pub const fn with_ack_timeout(mut self, ms: u32) -> Self {
         self.ack_timeout_ms = ms;
+        self
+    }
+
+    /// The node's task awaits its body through
+    /// [`TaskNode::with_faults`](crate::TaskNode::with_faults), so
+    /// [`TaskNode::inject`](crate::TaskNode::inject) can reach it (feature
+    /// `fault-inject`). Generated `task:` shells are marked; mark a
+    /// hand-written task that opts in.
+    #[cfg(feature = "fault-inject")]
+    pub const fn with_fault_shell(mut self) -> Self {
+        self.fault_shell = true;
         self
     }
 
