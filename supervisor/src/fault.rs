@@ -4,8 +4,11 @@
 //! that never came up, a full task pool or a refusal.
 //!
 //! Three words on a 32-bit target (the node, the kind's tag and its one-word
-//! payload); `Result<(), NodeFault>` is no larger (the node reference is never
-//! null). The `Display` and `defmt::Format` impls are linked only if used.
+//! payload); `Result<(), NodeFault>` is no larger (`Ok` is a spare value of
+//! the kind's tag). The `Display` and `defmt::Format` impls are linked only if
+//! used. Flash: moving the fault out of a bring-up's future copies the bytes
+//! after that tag, which at `opt-level = "s"` is a `memcpy` call; a firmware
+//! that links no `memcpy` otherwise pays for it once (see CHANGELOG).
 
 use core::fmt;
 
