@@ -6,7 +6,7 @@ use core::fmt;
 
 use embassy_executor::{SpawnError, Spawner};
 
-use super::stop_wave::{OnMiss, StopWave};
+use super::stop_wave::{OnMiss, stop_wave};
 use super::{Cascade, Supervisor};
 use crate::error::ShutdownTimeout;
 #[cfg(feature = "events")]
@@ -171,8 +171,7 @@ impl<const N: usize> Supervisor<N> {
                 back[i] = true;
             }
         }
-        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
-            .run()
+        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
             .await
             .map_err(RestartError::Shutdown)?;
         let result = self.bring_back(span, &back, spawner, era).await;

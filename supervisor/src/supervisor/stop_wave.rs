@@ -10,7 +10,9 @@
 //!   wind down concurrently: the wall time is the sum of ack times along
 //!   the longest chain, not over all nodes;
 //! - each node's ack deadline runs from its own stop request, for its own
-//!   [`ack_timeout`](crate::NodeSpec::with_ack_timeout);
+//!   [`ack_timeout`](crate::NodeSpec::with_ack_timeout) (armed, as every
+//!   ack wait's, after the two scheduler passes in which a worker on the
+//!   same executor acks without any timer);
 //! - [`OnMiss::Abort`]: at the first missed deadline the wave returns that
 //!   node's [`ShutdownTimeout`] and asks nothing more. The wedged node's
 //!   dependencies were not asked (they wait for its ack) and never are;
@@ -45,6 +47,8 @@ use crate::{Graph, TaskNode};
 const OUT: u16 = u16::MAX;
 /// Asked to stop; its ack is awaited.
 const FLYING: u16 = u16::MAX - 1;
+/// A deadline not armed yet (see [`Run::ask`]).
+const UNARMED: u64 = u64::MAX;
 
 /// What a missed ack does to the rest of the wave.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,8 +60,8 @@ pub(crate) enum OnMiss {
     Continue,
 }
 
-/// One stop wave over a set of a graph's slots; [`run`](Self::run) it.
-pub(crate) struct StopWave<const N: usize> {
+/// One stop wave over a set of a graph's slots (see [`stop_wave`]).
+struct StopWave<const N: usize> {
     graph: &'static Graph<N>,
     /// Per slot: [`OUT`], [`FLYING`], or the count of its dependents in
     /// the wave not yet down.
@@ -82,7 +86,7 @@ impl<const N: usize> StopWave<N> {
     /// A wave over the slots `member` selects within ranks `lo..=hi` of
     /// the dependency order. Nothing is asked until the first poll. One
     /// pass over the span and its edges.
-    pub(crate) fn new(
+    fn new(
         graph: &'static Graph<N>,
         lo: usize,
         hi: usize,
@@ -167,7 +171,9 @@ impl<const N: usize> Run<'_, N> {
             cx.waker().wake_by_ref();
         }
         self.left[i] = FLYING;
-        self.deadline[i] = Tick::new(now().saturating_add(n.ack_timeout().as_ticks()));
+        // Armed when the wave first sleeps with the node in flight: an ack
+        // within the two passes before that reads no clock at all.
+        self.deadline[i] = Tick::new(UNARMED);
         self.flight[*self.flying as usize] = i as u8;
         *self.flying += 1;
         n.request_shutdown();
@@ -226,12 +232,18 @@ impl<const N: usize> Run<'_, N> {
     }
 
     /// The node in flight whose deadline passed first, if any, with its
-    /// place in the list; otherwise the earliest deadline to come.
-    fn overdue(&self, at: u64) -> Result<u64, usize> {
+    /// place in the list; otherwise the earliest deadline to come. Arms
+    /// the deadline of each node asked since the last sleep.
+    fn overdue(&mut self, at: u64) -> Result<u64, usize> {
         let mut earliest = u64::MAX;
         let mut missed = None;
         for k in 0..*self.flying as usize {
-            let d = self.deadline[self.flight[k] as usize].get();
+            let i = self.flight[k] as usize;
+            if self.deadline[i].get() == UNARMED {
+                let window = self.graph.node(i).map_or(0, |n| n.ack_timeout().as_ticks());
+                self.deadline[i] = Tick::new(at.saturating_add(window));
+            }
+            let d = self.deadline[i].get();
             if d <= at && missed.is_none_or(|(_, m)| d < m) {
                 missed = Some((k, d));
             }
@@ -247,14 +259,24 @@ impl<const N: usize> Run<'_, N> {
     }
 }
 
-impl<const N: usize> StopWave<N> {
-    /// Stop the wave's nodes: `Ok` once every member is down, or the first
-    /// missed ack (see [`OnMiss`]).
-    pub(crate) async fn run(mut self) -> Result<(), ShutdownTimeout> {
-        let mut observer = pin!(Observer::new());
-        poll_fn(|cx| self.poll_step(cx, observer.as_mut())).await
-    }
+/// Stop the slots `member` selects within ranks `lo..=hi` of the
+/// dependency order as one wave: `Ok` once every member is down, or the
+/// first missed ack (see [`OnMiss`]).
+pub(crate) async fn stop_wave<const N: usize>(
+    graph: &'static Graph<N>,
+    lo: usize,
+    hi: usize,
+    member: impl Fn(usize) -> bool,
+    on_miss: OnMiss,
+) -> Result<(), ShutdownTimeout> {
+    // Built here, in the future's own storage: the per-slot arrays are
+    // not copied from a constructor's return value.
+    let mut wave = StopWave::new(graph, lo, hi, member, on_miss);
+    let mut observer = pin!(Observer::new());
+    poll_fn(|cx| wave.poll_step(cx, observer.as_mut())).await
+}
 
+impl<const N: usize> StopWave<N> {
     fn poll_step(
         &mut self,
         cx: &mut Context<'_>,
