@@ -83,38 +83,15 @@ struct StopWave<const N: usize> {
 }
 
 impl<const N: usize> StopWave<N> {
-    /// A wave over the slots `member` selects within ranks `lo..=hi` of
-    /// the dependency order. Nothing is asked until the first poll. One
-    /// pass over the span and its edges.
-    fn new(
-        graph: &'static Graph<N>,
-        lo: usize,
-        hi: usize,
-        member: impl Fn(usize) -> bool,
-        on_miss: OnMiss,
-    ) -> Self {
+    /// A wave within ranks `lo..=hi` of the dependency order; its members
+    /// are chosen, and the first nodes asked, by the first poll
+    /// ([`Run::begin`]): one pass over the span and its edges.
+    fn new(graph: &'static Graph<N>, lo: usize, hi: usize, on_miss: OnMiss) -> Self {
         // An empty span (`lo > hi`, or a graph of no slots) is the empty wave.
         let (lo, hi) = if lo <= hi && hi < N { (lo, hi) } else { (1, 0) };
-        let mut left = [OUT; N];
-        let span = graph.order.get(lo..=hi).unwrap_or(&[]);
-        // One pass in dependency order: a node's dependencies in the span
-        // joined before it, so it can count itself on them at once.
-        for &i in span {
-            let i = i as usize;
-            // Detached nodes are self-managed: they neither stop nor order.
-            if !(graph.node(i).is_some_and(|n| !n.is_detached()) && member(i)) {
-                continue;
-            }
-            left[i] = 0;
-            for &d in graph.deps[i] {
-                if let Some(l) = left.get_mut(d as usize).filter(|l| **l != OUT) {
-                    *l += 1;
-                }
-            }
-        }
         Self {
             graph,
-            left,
+            left: [OUT; N],
             flight: [0; N],
             flying: 0,
             deadline: [Tick::new(0); N],
@@ -147,12 +124,45 @@ struct Run<'a, const N: usize> {
 }
 
 impl<const N: usize> Run<'_, N> {
-    /// Every member with no dependent left, dependents first.
-    fn begin(&mut self, cx: &Context<'_>, lo: usize, hi: usize) {
+    /// The first pass, dependents first: each member counts itself on its
+    /// dependencies if it runs or a dependent of it in the wave waits (a
+    /// down member still orders the wave, so nothing loses a transitive
+    /// dependent that is up), and is asked at once if it runs and nothing
+    /// waits on it. A down member with nothing above it leaves the wave
+    /// here, for the cost of one flag read. A slot's count is final when
+    /// the pass reaches it: its dependents come later in the order.
+    fn begin(&mut self, cx: &Context<'_>, lo: usize, hi: usize, member: &impl Fn(usize) -> bool) {
         let graph = self.graph;
         for &i in graph.order[lo..=hi].iter().rev() {
-            if self.left[i as usize] == 0 && !self.ask(cx, i as usize) {
-                self.done(cx, i as usize);
+            let i = i as usize;
+            // Detached nodes are self-managed: they neither stop nor order.
+            let flags = graph
+                .node(i)
+                .filter(|_| member(i))
+                .map_or(flag::DETACHED, |n| n.flags());
+            let running = flags & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
+            // `OUT` until a dependent counted itself here.
+            let count = if self.left[i] == OUT { 0 } else { self.left[i] };
+            if flags & flag::DETACHED != 0 || (!running && count == 0) {
+                self.left[i] = OUT;
+                continue;
+            }
+            self.left[i] = count;
+            for &d in graph.deps[i] {
+                // A dependency before the span is not in the wave.
+                if graph.rank(d as usize) >= lo {
+                    let l = &mut self.left[d as usize];
+                    *l = if *l == OUT { 1 } else { *l + 1 };
+                }
+            }
+            if self.left[i] == 0 && !self.ask(cx, i) {
+                // It went down since the flag read. Not `done` here: the
+                // counts of its dependencies are not final yet; the first
+                // collection finds it down.
+                self.left[i] = FLYING;
+                self.deadline[i] = Tick::new(UNARMED);
+                self.flight[*self.flying as usize] = i as u8;
+                *self.flying += 1;
             }
         }
     }
@@ -271,9 +281,9 @@ pub(crate) async fn stop_wave<const N: usize>(
 ) -> Result<(), ShutdownTimeout> {
     // Built here, in the future's own storage: the per-slot arrays are
     // not copied from a constructor's return value.
-    let mut wave = StopWave::new(graph, lo, hi, member, on_miss);
+    let mut wave = StopWave::new(graph, lo, hi, on_miss);
     let mut observer = pin!(Observer::new());
-    poll_fn(|cx| wave.poll_step(cx, observer.as_mut())).await
+    poll_fn(|cx| wave.poll_step(cx, observer.as_mut(), &member)).await
 }
 
 impl<const N: usize> StopWave<N> {
@@ -281,6 +291,7 @@ impl<const N: usize> StopWave<N> {
         &mut self,
         cx: &mut Context<'_>,
         mut observer: Pin<&mut Observer>,
+        member: &impl Fn(usize) -> bool,
     ) -> Poll<Result<(), ShutdownTimeout>> {
         let this = self;
         let mut run = Run {
@@ -294,7 +305,7 @@ impl<const N: usize> StopWave<N> {
         if !this.started {
             this.started = true;
             if this.lo <= this.hi {
-                run.begin(cx, this.lo as usize, this.hi as usize);
+                run.begin(cx, this.lo as usize, this.hi as usize, member);
             }
         }
         loop {
