@@ -137,7 +137,8 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
-    /// edges; the future holds two `[bool; N]`.
+    /// edges; the future holds two `[bool; N]` and the stop wave's 11 bytes
+    /// per slot.
     pub async fn restart(
         &self,
         node: &'static TaskNode,
