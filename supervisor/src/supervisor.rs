@@ -24,7 +24,7 @@ mod restart;
 mod start_wave;
 mod stop_wave;
 
-use stop_wave::{OnMiss, StopWave};
+use stop_wave::{OnMiss, stop_wave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
@@ -162,7 +162,7 @@ impl<const N: usize> Supervisor<N> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
-        self.whole_graph_wave(OnMiss::Abort).run().await
+        self.whole_graph_wave(OnMiss::Abort).await
     }
 
     /// Best-effort teardown for the "hardware reset next" path: the same wave,
@@ -172,12 +172,12 @@ impl<const N: usize> Supervisor<N> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
         self.halt();
-        self.whole_graph_wave(OnMiss::Continue).run().await
+        self.whole_graph_wave(OnMiss::Continue).await
     }
 
     /// A stop wave over every node of the graph.
-    fn whole_graph_wave(&self, on_miss: OnMiss) -> StopWave<N> {
-        StopWave::new(self.graph, 0, N.saturating_sub(1), |_| true, on_miss)
+    async fn whole_graph_wave(&self, on_miss: OnMiss) -> Result<(), NodeFault> {
+        stop_wave(self.graph, 0, N.saturating_sub(1), |_| true, on_miss).await
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down
@@ -416,9 +416,7 @@ impl<const N: usize> Supervisor<N> {
         set.mark(self.graph, seed);
         set.latch = flag::HELD;
         set.close_over_dependents(self.graph);
-        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
-            .run()
-            .await?;
+        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
         // The latch alone is a change drivers react to (a controller slot
         // whose target was already down must see it disabled).
         notify::changed();

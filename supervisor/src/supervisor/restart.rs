@@ -4,7 +4,7 @@
 
 use embassy_executor::Spawner;
 
-use super::stop_wave::{OnMiss, StopWave};
+use super::stop_wave::{OnMiss, stop_wave};
 use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
@@ -84,7 +84,8 @@ impl<const N: usize> Supervisor<N> {
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
-    /// edges; the future holds two `[bool; N]`.
+    /// edges; the future holds two `[bool; N]` and the stop wave's 11 bytes
+    /// per slot.
     pub async fn restart(
         &self,
         node: &'static TaskNode,
@@ -120,9 +121,7 @@ impl<const N: usize> Supervisor<N> {
                 back[i] = true;
             }
         }
-        StopWave::new(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort)
-            .run()
-            .await?;
+        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
         let result = self.bring_back(span, &back, spawner, era).await;
         notify::changed();
         #[cfg(feature = "events")]

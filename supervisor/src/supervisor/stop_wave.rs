@@ -10,7 +10,9 @@
 //!   wind down concurrently: the wall time is the sum of ack times along
 //!   the longest chain, not over all nodes;
 //! - each node's ack deadline runs from its own stop request, for its own
-//!   [`ack_timeout`](crate::NodeSpec::with_ack_timeout);
+//!   [`ack_timeout`](crate::NodeSpec::with_ack_timeout) (armed, as every
+//!   ack wait's, after the two scheduler passes in which a worker on the
+//!   same executor acks without any timer);
 //! - [`OnMiss::Abort`]: at the first missed deadline the wave returns that
 //!   node's [`ShutdownTimeout`] and asks nothing more. The wedged node's
 //!   dependencies were not asked (they wait for its ack) and never are;
@@ -46,6 +48,8 @@ use crate::{Graph, TaskNode};
 const OUT: u16 = u16::MAX;
 /// Asked to stop; its ack is awaited.
 const FLYING: u16 = u16::MAX - 1;
+/// A deadline not armed yet (see [`Run::ask`]).
+const UNARMED: u64 = u64::MAX;
 
 /// What a missed ack does to the rest of the wave.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -57,8 +61,8 @@ pub(crate) enum OnMiss {
     Continue,
 }
 
-/// One stop wave over a set of a graph's slots; [`run`](Self::run) it.
-pub(crate) struct StopWave<const N: usize> {
+/// One stop wave over a set of a graph's slots (see [`stop_wave`]).
+struct StopWave<const N: usize> {
     graph: &'static Graph<N>,
     /// Per slot: [`OUT`], [`FLYING`], or the count of its dependents in
     /// the wave not yet down.
@@ -80,38 +84,15 @@ pub(crate) struct StopWave<const N: usize> {
 }
 
 impl<const N: usize> StopWave<N> {
-    /// A wave over the slots `member` selects within ranks `lo..=hi` of
-    /// the dependency order. Nothing is asked until the first poll. One
-    /// pass over the span and its edges.
-    pub(crate) fn new(
-        graph: &'static Graph<N>,
-        lo: usize,
-        hi: usize,
-        member: impl Fn(usize) -> bool,
-        on_miss: OnMiss,
-    ) -> Self {
+    /// A wave within ranks `lo..=hi` of the dependency order; its members
+    /// are chosen, and the first nodes asked, by the first poll
+    /// ([`Run::begin`]): one pass over the span and its edges.
+    fn new(graph: &'static Graph<N>, lo: usize, hi: usize, on_miss: OnMiss) -> Self {
         // An empty span (`lo > hi`, or a graph of no slots) is the empty wave.
         let (lo, hi) = if lo <= hi && hi < N { (lo, hi) } else { (1, 0) };
-        let mut left = [OUT; N];
-        let span = graph.order.get(lo..=hi).unwrap_or(&[]);
-        // One pass in dependency order: a node's dependencies in the span
-        // joined before it, so it can count itself on them at once.
-        for &i in span {
-            let i = i as usize;
-            // Detached nodes are self-managed: they neither stop nor order.
-            if !(graph.node(i).is_some_and(|n| !n.is_detached()) && member(i)) {
-                continue;
-            }
-            left[i] = 0;
-            for &d in graph.deps[i] {
-                if let Some(l) = left.get_mut(d as usize).filter(|l| **l != OUT) {
-                    *l += 1;
-                }
-            }
-        }
         Self {
             graph,
-            left,
+            left: [OUT; N],
             flight: [0; N],
             flying: 0,
             deadline: [Tick::new(0); N],
@@ -144,12 +125,45 @@ struct Run<'a, const N: usize> {
 }
 
 impl<const N: usize> Run<'_, N> {
-    /// Every member with no dependent left, dependents first.
-    fn begin(&mut self, cx: &Context<'_>, lo: usize, hi: usize) {
+    /// The first pass, dependents first: each member counts itself on its
+    /// dependencies if it runs or a dependent of it in the wave waits (a
+    /// down member still orders the wave, so nothing loses a transitive
+    /// dependent that is up), and is asked at once if it runs and nothing
+    /// waits on it. A down member with nothing above it leaves the wave
+    /// here, for the cost of one flag read. A slot's count is final when
+    /// the pass reaches it: its dependents come later in the order.
+    fn begin(&mut self, cx: &Context<'_>, lo: usize, hi: usize, member: &impl Fn(usize) -> bool) {
         let graph = self.graph;
         for &i in graph.order[lo..=hi].iter().rev() {
-            if self.left[i as usize] == 0 && !self.ask(cx, i as usize) {
-                self.done(cx, i as usize);
+            let i = i as usize;
+            // Detached nodes are self-managed: they neither stop nor order.
+            let flags = graph
+                .node(i)
+                .filter(|_| member(i))
+                .map_or(flag::DETACHED, |n| n.flags());
+            let running = flags & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
+            // `OUT` until a dependent counted itself here.
+            let count = if self.left[i] == OUT { 0 } else { self.left[i] };
+            if flags & flag::DETACHED != 0 || (!running && count == 0) {
+                self.left[i] = OUT;
+                continue;
+            }
+            self.left[i] = count;
+            for &d in graph.deps[i] {
+                // A dependency before the span is not in the wave.
+                if graph.rank(d as usize) >= lo {
+                    let l = &mut self.left[d as usize];
+                    *l = if *l == OUT { 1 } else { *l + 1 };
+                }
+            }
+            if self.left[i] == 0 && !self.ask(cx, i) {
+                // It went down since the flag read. Not `done` here: the
+                // counts of its dependencies are not final yet; the first
+                // collection finds it down.
+                self.left[i] = FLYING;
+                self.deadline[i] = Tick::new(UNARMED);
+                self.flight[*self.flying as usize] = i as u8;
+                *self.flying += 1;
             }
         }
     }
@@ -168,7 +182,9 @@ impl<const N: usize> Run<'_, N> {
             cx.waker().wake_by_ref();
         }
         self.left[i] = FLYING;
-        self.deadline[i] = Tick::new(now().saturating_add(n.ack_timeout().as_ticks()));
+        // Armed when the wave first sleeps with the node in flight: an ack
+        // within the two passes before that reads no clock at all.
+        self.deadline[i] = Tick::new(UNARMED);
         self.flight[*self.flying as usize] = i as u8;
         *self.flying += 1;
         n.request_shutdown();
@@ -227,12 +243,18 @@ impl<const N: usize> Run<'_, N> {
     }
 
     /// The node in flight whose deadline passed first, if any, with its
-    /// place in the list; otherwise the earliest deadline to come.
-    fn overdue(&self, at: u64) -> Result<u64, usize> {
+    /// place in the list; otherwise the earliest deadline to come. Arms
+    /// the deadline of each node asked since the last sleep.
+    fn overdue(&mut self, at: u64) -> Result<u64, usize> {
         let mut earliest = u64::MAX;
         let mut missed = None;
         for k in 0..*self.flying as usize {
-            let d = self.deadline[self.flight[k] as usize].get();
+            let i = self.flight[k] as usize;
+            if self.deadline[i].get() == UNARMED {
+                let window = self.graph.node(i).map_or(0, |n| n.ack_timeout().as_ticks());
+                self.deadline[i] = Tick::new(at.saturating_add(window));
+            }
+            let d = self.deadline[i].get();
             if d <= at && missed.is_none_or(|(_, m)| d < m) {
                 missed = Some((k, d));
             }
@@ -248,20 +270,31 @@ impl<const N: usize> Run<'_, N> {
     }
 }
 
-impl<const N: usize> StopWave<N> {
-    /// Stop the wave's nodes: `Ok` once every member is down, or the first
-    /// missed ack (see [`OnMiss`]).
-    pub(crate) async fn run(mut self) -> Result<(), NodeFault> {
-        let mut observer = pin!(Observer::new());
-        poll_fn(|cx| self.poll_step(cx, observer.as_mut()))
-            .await
-            .map_err(NodeFault::from)
-    }
+/// Stop the slots `member` selects within ranks `lo..=hi` of the
+/// dependency order as one wave: `Ok` once every member is down, or the
+/// first missed ack (see [`OnMiss`]).
+pub(crate) async fn stop_wave<const N: usize>(
+    graph: &'static Graph<N>,
+    lo: usize,
+    hi: usize,
+    member: impl Fn(usize) -> bool,
+    on_miss: OnMiss,
+) -> Result<(), NodeFault> {
+    // Built here, in the future's own storage: the per-slot arrays are
+    // not copied from a constructor's return value.
+    let mut wave = StopWave::new(graph, lo, hi, on_miss);
+    let mut observer = pin!(Observer::new());
+    poll_fn(|cx| wave.poll_step(cx, observer.as_mut(), &member))
+        .await
+        .map_err(NodeFault::from)
+}
 
+impl<const N: usize> StopWave<N> {
     fn poll_step(
         &mut self,
         cx: &mut Context<'_>,
         mut observer: Pin<&mut Observer>,
+        member: &impl Fn(usize) -> bool,
     ) -> Poll<Result<(), ShutdownTimeout>> {
         let this = self;
         let mut run = Run {
@@ -275,7 +308,7 @@ impl<const N: usize> StopWave<N> {
         if !this.started {
             this.started = true;
             if this.lo <= this.hi {
-                run.begin(cx, this.lo as usize, this.hi as usize);
+                run.begin(cx, this.lo as usize, this.hi as usize, member);
             }
         }
         loop {
