@@ -284,7 +284,8 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 
 /// When `run()` makes its restart pass: after a policy node started or
 /// ended an instance (the policy epoch moved), or when the pass's own
-/// deadline came. Other events cost one load.
+/// deadline came. Other events cost one load (and a clock read while a
+/// deadline is set).
 #[cfg(feature = "restart")]
 struct RestartWatch {
     seen: u32,
@@ -309,8 +310,9 @@ impl RestartWatch {
         spawner: Spawner,
     ) -> Result<Option<Instant>, NodeFault> {
         let epoch = crate::policy::epoch();
-        let now = Instant::from_ticks(crate::clock::now());
-        if self.first || epoch != self.seen || self.due.is_some_and(|d| d <= now) {
+        // The clock is read only while a deadline is set.
+        let due = |d: Instant| d.as_ticks() <= crate::clock::now();
+        if self.first || epoch != self.seen || self.due.is_some_and(due) {
             self.first = false;
             // Taken before the pass: the restarts it makes move the epoch,
             // and one more (quiet) pass confirms them.

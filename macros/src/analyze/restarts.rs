@@ -13,7 +13,8 @@ use crate::model::{Cfg, RestartModel};
 /// The graph's `restart_budget R in T;`: once, at the graph site, with no
 /// `#[cfg]` (a budget must not depend on which features are in).
 ///
-/// Pinned by: `restart_budget_twice`.
+/// Pinned by: `restart_budget_twice`, `restart_budget_under_cfg`,
+/// `no_restart/restart_budget_item_without_feature`.
 pub(super) fn graph_budget(
     d: &mut Declared,
     kw: &Ident,
@@ -53,14 +54,15 @@ pub(super) fn graph_budget(
 
 fn feature_message(kw: &str) -> String {
     format!(
-        "`{kw}` needs the `restart` feature of embassy-supervisor: enable it, or drop \
-         the clause"
+        "`{kw}` needs the `restart` feature of embassy-supervisor (automatic restarts): \
+         enable it, or drop it"
     )
 }
 
 /// `R in T` checked: `R` in 1..=255, `T` at least 1 ms.
 ///
-/// Pinned by: `restart_budget_zero`, `restart_budget_zero_window`.
+/// Pinned by: `restart_budget_zero`, `restart_budget_zero_window`,
+/// `restart_budget_over_255`.
 fn budget_value(r: &LitInt, t: &LitInt, mut err: impl FnMut(Span, &str)) -> Option<(u16, u32)> {
     let restarts = match r.base10_parse::<u16>() {
         Ok(0) => {
