@@ -109,7 +109,7 @@ pub enum EventKind {
         delay_ms: u32,
     },
     /// An automatic restart found the node's `restart_budget:` spent: the
-    /// graph is torn down and `run()` returns [`RunError::Escalated`](crate::RunError::Escalated).
+    /// graph is torn down and `run()` returns a [`FaultKind::Escalated`](crate::FaultKind::Escalated) fault.
     #[cfg(feature = "restart")]
     RestartEscalated {
         /// The node.
