@@ -21,6 +21,7 @@ use crate::phase::Phase;
 use cancel::Cancellable;
 
 mod cancel;
+mod resident;
 #[cfg(feature = "breadcrumb")]
 pub(crate) mod crumb;
 #[cfg(feature = "lifecycle-sink")]
@@ -99,8 +100,16 @@ pub(crate) mod flag {
     /// next beat clears it, so a node that recovers and stalls again is
     /// reported again.
     pub const STALE: u16 = 1 << 11;
+    /// A resident task shell serves this node: activations wake it in
+    /// place instead of spawning (see `node/resident.rs`). Never cleared.
+    pub const RESIDENT: u16 = 1 << 12;
+    /// An activation was handed to the parked resident shell.
+    pub const ARMED: u16 = 1 << 13;
+    /// The last spawn attempt returned `Busy`: the next one, after one
+    /// executor pass, is the last.
+    pub const RETRY: u16 = 1 << 14;
     /// Flags a fresh activation starts without.
-    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE;
+    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -508,8 +517,11 @@ impl TaskNode {
                 (f & (flag::RUNNING | flag::BLOCKED) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })?;
-        // The task about to be spawned waits with the node's own waker.
-        self.task_waker.clear();
+        // The task about to be spawned waits with the node's own waker. A
+        // parked resident shell holds it: it clears it itself once woken.
+        if before & flag::RESIDENT == 0 {
+            self.task_waker.clear();
+        }
         #[cfg(feature = "liveness")]
         self.beat();
         Ok(before)
@@ -551,6 +563,24 @@ impl TaskNode {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
             });
+    }
+
+    /// [`abort_activation`](Self::abort_activation) after the spawn fn
+    /// returned `Busy`: `true` if it was the first (the bring-up retries
+    /// once, after one executor pass), `false` if the retry failed too.
+    pub(crate) fn abort_busy(&self, before: u16) -> bool {
+        let first = before & flag::RETRY == 0;
+        self.abort_activation(if first {
+            before | flag::RETRY
+        } else {
+            before & !flag::RETRY
+        });
+        first
+    }
+
+    /// A spawn returned its first `Busy`: the next try is the last.
+    pub(crate) fn retry_pending(&self) -> bool {
+        self.has(flag::RETRY)
     }
 
     /// Resume a parked `Pause` instance in place, unless it is disabled,

@@ -1,0 +1,116 @@
+//! Resident task shells: a generated `task:` shell is spawned once, at its
+//! node's first activation, and parks between activations; every later
+//! activation wakes it in place. A respawn therefore never needs embassy to
+//! have released the previous instance's task slot, which a respawn from a
+//! higher-priority executor (or another core) could otherwise find still
+//! taken (`SpawnError::Busy`).
+//!
+//! The protocol, on the node's flag word:
+//! - the spawn glue runs after the supervisor's atomic step that marked the
+//!   node running; if the node's shell is [resident](TaskNode::mark_resident)
+//!   it hands the activation over ([`wake_resident`](TaskNode::wake_resident):
+//!   `ARMED`, then a wake), otherwise it spawns the shell;
+//! - the shell runs one activation, ends it
+//!   ([`end_activation`](TaskNode::end_activation)), and parks in
+//!   [`wait_activation`](TaskNode::wait_activation) until `ARMED`.
+//!
+//! The shell lives in the executor of the node's first activation for the
+//! rest of the program: later activations run there even if the spawner the
+//! verb was given (or the published `executor:` spawner) now belongs to
+//! another executor. Embedded executors never return, so the shell is always
+//! served; an executor that stops being polled (a host test's) strands it,
+//! and a stop of such a node then ends in its ack timeout.
+
+use core::future::poll_fn;
+use core::pin::pin;
+use core::task::Poll;
+
+use portable_atomic::Ordering;
+
+use super::{TaskNode, flag};
+use crate::notify::{self, Observer};
+
+impl TaskNode {
+    /// Spawn glue: hand the activation just begun to this node's parked
+    /// resident shell and wake it. `false` (nothing done) if the node has no
+    /// resident shell yet: the glue spawns one and calls
+    /// [`mark_resident`](Self::mark_resident).
+    ///
+    /// Call it last, after everything fallible: the shell starts the
+    /// activation as soon as it sees the hand-over.
+    pub fn wake_resident(&self) -> bool {
+        let Ok(before) = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RESIDENT != 0).then_some(f | flag::ARMED)
+            })
+        else {
+            return false;
+        };
+        self.task_waker.wake();
+        // A shell that found the node's own waker taken waits with the
+        // observers (see `wait_on`).
+        if before & flag::SHARED_WAIT != 0 {
+            notify::changed();
+        }
+        true
+    }
+
+    /// Spawn glue: the shell task just created for this node stays resident;
+    /// later activations wake it instead of spawning. Never undone.
+    pub fn mark_resident(&self) {
+        self.state.fetch_or(flag::RESIDENT, Ordering::AcqRel);
+    }
+
+    /// The shell has stayed resident since this node's first activation.
+    pub fn is_resident(&self) -> bool {
+        self.has(flag::RESIDENT)
+    }
+
+    /// Shell: park until the next activation is handed over. Returns at once
+    /// if one already is (it was handed over while the shell still finished
+    /// the previous one).
+    pub async fn wait_activation(&self) {
+        let mut observer = pin!(Observer::new());
+        poll_fn(|cx| {
+            if self.wait_on(cx, observer.as_mut(), Self::take_armed) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+        // What the supervisor's activation step does for a fresh task: this
+        // activation's waits take the node's own waker.
+        self.task_waker.clear();
+    }
+
+    fn take_armed(&self) -> bool {
+        self.state.fetch_and(!flag::ARMED, Ordering::AcqRel) & flag::ARMED != 0
+    }
+
+    /// Shell: end one activation once the worker returned and the shell put
+    /// back what it lent. `acked` is whether the node already read as down
+    /// when the worker returned (the worker acked its stop).
+    ///
+    /// Not acked: the same as [`mark_exited`](Self::mark_exited) (the node
+    /// stays up until this step, so no new activation can have begun).
+    /// Acked: record the exit only if no new activation began since the ack
+    /// (a respawn may come as soon as the node reads as down, and its
+    /// `running` must not be cleared by the previous activation's end).
+    pub fn end_activation(&self, acked: bool) {
+        if !acked {
+            self.mark_exited();
+            return;
+        }
+        let recorded = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RUNNING == 0).then_some(f | flag::EXITED)
+            })
+            .is_ok();
+        if recorded {
+            super::transition(self, crate::phase::Phase::Exited);
+        }
+    }
+}
