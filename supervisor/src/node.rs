@@ -82,7 +82,10 @@ pub(crate) mod flag {
     pub const BUSY: u16 = 1 << 5;
     /// The task asserted readiness (`set_ready`).
     pub const READY: u16 = 1 << 6;
-    /// A resume is pending for a parked `Pause` instance.
+    /// A resume is pending: for a parked `Pause` instance, or (the glue's
+    /// hand-over) for a parked resident shell. Never both: each is handed
+    /// only to a node that reads as down, and the step that hands it over
+    /// marks the node up.
     pub const RESUME: u16 = 1 << 7;
     /// The collateral hold: a transitive dependency was deactivated. Released
     /// by `activate` of that dependency (or of this node).
@@ -103,8 +106,11 @@ pub(crate) mod flag {
     /// A resident task shell serves this node: activations wake it in
     /// place instead of spawning (see `node/resident.rs`). Never cleared.
     pub const RESIDENT: u16 = 1 << 12;
-    /// An activation was handed to the parked resident shell.
-    pub const ARMED: u16 = 1 << 13;
+    /// The resident shell's current activation has not acked yet (set when
+    /// the shell takes an activation, cleared by the ack or the exit): how
+    /// the shell's end of an activation tells its own `RUNNING` from that of
+    /// a new activation begun after its ack.
+    pub const UNACKED: u16 = 1 << 13;
     /// The last spawn attempt returned `Busy`: the next one, after one
     /// executor pass, is the last.
     pub const RETRY: u16 = 1 << 14;
@@ -298,8 +304,10 @@ impl TaskNode {
         if self.spec.mode != Mode::Pause {
             self.withdraw_provided();
         }
-        self.state
-            .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
+        self.state.fetch_and(
+            !(flag::RUNNING | flag::BUSY | flag::UNACKED),
+            Ordering::AcqRel,
+        );
         notify::changed();
         transition(self, Phase::Stopped);
     }
@@ -314,7 +322,7 @@ impl TaskNode {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !(flag::RUNNING | flag::BUSY)) | flag::EXITED)
+                Some((f & !(flag::RUNNING | flag::BUSY | flag::UNACKED)) | flag::EXITED)
             })
             .unwrap_or_else(|f| f);
         // Observers wait for "down"; after an ack the node already was, and
@@ -538,8 +546,9 @@ impl TaskNode {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 let parked =
                     pause && f & (flag::RUNNING | flag::EXITED) == 0 && f & flag::SHUTDOWN != 0;
+                // The resumed instance has a stop to ack again.
                 (parked && f & flag::BLOCKED == 0)
-                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
+                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
             })
     }
 

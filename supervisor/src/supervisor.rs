@@ -407,6 +407,10 @@ impl<const N: usize> Supervisor<N> {
             if node.retry_pending() {
                 // The spawn fn returned `Busy`: one executor pass (what
                 // releases a finished task's slot), then the last try.
+                // Embassy runs each batch of ready tasks newest first, so
+                // every task that was ready at the failure has been polled
+                // only after the second yield.
+                embassy_futures::yield_now().await;
                 embassy_futures::yield_now().await;
             }
             if let Some(result) = self.bring_up_now(node, spawner, era) {

@@ -186,9 +186,7 @@ fn activation_run(u: &Unit, f: &Form, a: &ShellArgs) -> TokenStream {
 }
 
 /// The call, then the restores, the exit record and the end of the
-/// activation, by `exit:` × `cancel`. `__es_acked`: the worker acked its
-/// stop (the node read as down when it returned), so a new activation may
-/// already have begun (see `TaskNode::end_activation`).
+/// activation, by `exit:` × `cancel`.
 fn shell_body(u: &Unit, f: &Form, a: &ShellArgs) -> TokenStream {
     let (restores, drop_state) = (&a.restores, &a.drop_state);
     let run = activation_run(u, f, a);
@@ -227,10 +225,9 @@ fn shell_body(u: &Unit, f: &Form, a: &ShellArgs) -> TokenStream {
         let __es_run = #run;
         let __es_out = #call;
         #check
-        let __es_acked = !__es_node.is_running();
         #drop_state
         #(#restores)*
         #record
-        __es_node.end_activation(__es_acked);
+        __es_node.end_activation();
     }
 }

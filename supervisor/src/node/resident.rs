@@ -9,10 +9,15 @@
 //! - the spawn glue runs after the supervisor's atomic step that marked the
 //!   node running; if the node's shell is [resident](TaskNode::mark_resident)
 //!   it hands the activation over ([`wake_resident`](TaskNode::wake_resident):
-//!   `ARMED`, then a wake), otherwise it spawns the shell;
+//!   `RESUME`, then a wake), otherwise it spawns the shell;
 //! - the shell runs one activation, ends it
 //!   ([`end_activation`](TaskNode::end_activation)), and parks in
-//!   [`wait_activation`](TaskNode::wait_activation) until `ARMED`.
+//!   [`wait_activation`](TaskNode::wait_activation) until `RESUME`;
+//! - `UNACKED` is set while the shell's activation has not acked (set when
+//!   the shell takes it, cleared by the ack or the exit), so the end of an
+//!   activation whose worker acked and then went on (a cleanup, a slow
+//!   return) never clears the `RUNNING` of a new activation begun after
+//!   that ack.
 //!
 //! The shell lives in the executor of the node's first activation for the
 //! rest of the program: later activations run there even if the spawner the
@@ -42,7 +47,7 @@ impl TaskNode {
         let Ok(before) = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & flag::RESIDENT != 0).then_some(f | flag::ARMED)
+                (f & flag::RESIDENT != 0).then_some(f | flag::RESUME)
             })
         else {
             return false;
@@ -57,9 +62,11 @@ impl TaskNode {
     }
 
     /// Spawn glue: the shell task just created for this node stays resident;
-    /// later activations wake it instead of spawning. Never undone.
+    /// later activations wake it instead of spawning. Never undone. Call it
+    /// before spawning: the shell's first activation is the one just begun.
     pub fn mark_resident(&self) {
-        self.state.fetch_or(flag::RESIDENT, Ordering::AcqRel);
+        self.state
+            .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
     }
 
     /// The shell has stayed resident since this node's first activation.
@@ -73,7 +80,7 @@ impl TaskNode {
     pub async fn wait_activation(&self) {
         let mut observer = pin!(Observer::new());
         poll_fn(|cx| {
-            if self.wait_on(cx, observer.as_mut(), Self::take_armed) {
+            if self.wait_on(cx, observer.as_mut(), Self::take_activation) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -85,21 +92,25 @@ impl TaskNode {
         self.task_waker.clear();
     }
 
-    fn take_armed(&self) -> bool {
-        self.state.fetch_and(!flag::ARMED, Ordering::AcqRel) & flag::ARMED != 0
+    /// Take a handed-over activation: it is unacked from here on.
+    fn take_activation(&self) -> bool {
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RESUME != 0).then_some((f & !flag::RESUME) | flag::UNACKED)
+            })
+            .is_ok()
     }
 
-    /// Shell: end one activation once the worker returned and the shell put
-    /// back what it lent. `acked` is whether the node already read as down
-    /// when the worker returned (the worker acked its stop).
+    /// Shell: end one activation, once the worker returned and the shell
+    /// put back what it lent and recorded its `exit:` value.
     ///
     /// Not acked: the same as [`mark_exited`](Self::mark_exited) (the node
-    /// stays up until this step, so no new activation can have begun).
+    /// read as up until this step, so no new activation can have begun).
     /// Acked: record the exit only if no new activation began since the ack
     /// (a respawn may come as soon as the node reads as down, and its
-    /// `running` must not be cleared by the previous activation's end).
-    pub fn end_activation(&self, acked: bool) {
-        if !acked {
+    /// `RUNNING` must not be cleared by the previous activation's end).
+    pub fn end_activation(&self) {
+        if self.has(flag::UNACKED) {
             self.mark_exited();
             return;
         }
