@@ -21,9 +21,9 @@ use crate::phase::Phase;
 use cancel::Cancellable;
 
 mod cancel;
-mod resident;
 #[cfg(feature = "breadcrumb")]
 pub(crate) mod crumb;
+mod resident;
 #[cfg(feature = "lifecycle-sink")]
 mod sink;
 mod spec;

@@ -128,14 +128,11 @@ async fn main_task(spawner: Spawner) {
     Timer::after_millis(2).await;
     let c = cost(|r| r.is_ok(), SUP.respawn_terminate(spawner)).await;
     row("CHAIN task:", 5, "respawn_terminate", 5, c);
-    let c = cost(
-        |ok| *ok,
-        async {
-            let down = SUP.deactivate(&A3).await.is_ok();
-            SUP.activate(&A3, spawner).await;
-            down && A3.is_running()
-        },
-    )
+    let c = cost(|ok| *ok, async {
+        let down = SUP.deactivate(&A3).await.is_ok();
+        SUP.activate(&A3, spawner).await;
+        down && A3.is_running()
+    })
     .await;
     row("CHAIN task:", 5, "deactivate + activate(leaf)", 1, c);
     check(

@@ -65,7 +65,11 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
                 ::core::option::Option::None => __es_node.mark_exited(),
             }
         };
-        (items, quote!(__es_handoff: &'static #rt::ResourceSlot<#args_ty>,), activation)
+        (
+            items,
+            quote!(__es_handoff: &'static #rt::ResourceSlot<#args_ty>,),
+            activation,
+        )
     };
     quote! {
         #exit_static
@@ -168,7 +172,8 @@ fn shell_args(m: &Model, u: &Unit) -> ShellArgs {
     if let Some((_, ty, _)) = &u.state {
         let heap = heap_module_name(m);
         a.fields.push(quote!(__es_state: #heap::Box<#ty>,));
-        a.unpack.push(quote!(let mut __es_state = __es_args.__es_state;));
+        a.unpack
+            .push(quote!(let mut __es_state = __es_args.__es_state;));
         a.worker_args.push(quote!((&mut *__es_state),));
         a.drop_state = quote!(::core::mem::drop(__es_state););
     }
