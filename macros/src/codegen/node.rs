@@ -43,6 +43,24 @@ fn gates(u: &Unit, member: Option<usize>) -> TokenStream {
     }
 }
 
+/// `provides:`: the shared slots the node's stop clears, each under its
+/// slot's own `#[cfg]`.
+fn provides(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    if u.provides.is_empty() {
+        return TokenStream::new();
+    }
+    let entries = u.provides.iter().map(|name| {
+        let cfg = m
+            .shared_slots
+            .iter()
+            .find(|s| s.name == *name)
+            .map(|s| s.attr());
+        quote!(#cfg (&#name as &dyn #rt::Provided),)
+    });
+    quote!(.with_provides(&[#(#entries)*]))
+}
+
 pub(super) fn member_gates_name(u: &Unit, i: usize) -> Ident {
     format_ident!("__ES_GATES_{}_{}", u.name, i)
 }
@@ -71,10 +89,11 @@ pub(super) fn node_expr(
         let idx = format_ident!("__ES_POOL_INDEX_{}", u.name);
         quote!(.in_pool(#idx))
     });
+    let provides = provides(m, u);
     let spec = spec_values(
         m,
         u,
-        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates),
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #provides),
     );
     quote! {
         #rt::TaskNode::new(&#spec .at(#slot) #pool)
