@@ -10,8 +10,8 @@
 //!   poll returns, so a shell spawned anew would find its task slot still
 //!   taken (`SpawnError::Busy`); a resident shell is woken in place.
 //! - Cost rows (`ROW|...`, instructions under `-icount`, as `bench.rs`):
-//!   `respawn_terminate` of the five nodes, per node, and one
-//!   `deactivate` + `activate` of a leaf.
+//!   `teardown` and `respawn_terminate` of the five nodes, per node, and
+//!   one `deactivate` + `activate` of a leaf.
 #![no_std]
 #![no_main]
 
@@ -124,7 +124,8 @@ async fn main_task(spawner: Spawner) {
         ALL.iter().all(|n| n.is_resident()),
     );
 
-    let _ = SUP.teardown().await;
+    let c = cost(|r| r.is_ok(), SUP.teardown()).await;
+    row("CHAIN task:", 5, "teardown", 5, c);
     Timer::after_millis(2).await;
     let c = cost(|r| r.is_ok(), SUP.respawn_terminate(spawner)).await;
     row("CHAIN task:", 5, "respawn_terminate", 5, c);

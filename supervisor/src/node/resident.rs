@@ -88,8 +88,13 @@ impl TaskNode {
         })
         .await;
         // What the supervisor's activation step does for a fresh task: this
-        // activation's waits take the node's own waker.
-        self.task_waker.clear();
+        // activation's waits take the node's own waker. Only a shell that
+        // found it taken by another task (and so waited with the observers,
+        // `SHARED_WAIT`) has a stale waker to drop; a direct wake consumed
+        // its own.
+        if self.has(flag::SHARED_WAIT) {
+            self.task_waker.clear();
+        }
     }
 
     /// Take a handed-over activation: it is unacked from here on.
