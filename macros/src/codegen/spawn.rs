@@ -129,7 +129,8 @@ fn resident_glue(
                 __es_handoff.hand_over(#args_ty { #(#args)* });
             },
             quote!(__es_handoff),
-            quote!(::core::mem::drop(__es_handoff.take());),
+            // Dropped at once: a `Lent` puts its value back.
+            quote!(let _ = __es_handoff.take();),
         )
     };
     quote! {
