@@ -51,7 +51,9 @@ pub fn ignore_stop(node: &'static TaskNode) {
     set(addr(node), Kind::IgnoreStop);
 }
 
-/// From now on every spawn of `node` fails with `SpawnError::Busy`.
+/// From now on every spawn of `node` fails with `SpawnError::Busy` (a
+/// refused bring-up logs two refusals: the supervisor retries a `Busy` spawn
+/// once, after one executor pass).
 pub fn refuse_spawn(node: &'static TaskNode) {
     set(addr(node), Kind::RefuseSpawn);
 }
