@@ -40,6 +40,7 @@ for entry in "${boards[@]}"; do
       --features "$board,panic-message,breadcrumb" --bin breadcrumb || failed+=("$board (breadcrumb)")
   cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,restart-suite" --bin restart || failed+=("$board (restart)")
   echo "== firmware inject on $board ($target)"; cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,fault-inject" --bin inject || failed+=("$board (inject)")
+  cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,suite" --bin resident || failed+=("$board (resident)")
 done
 # The dual-core an521 (both cores running): plain and with trace-nested (the
 # plain trace build's checks are covered by the other boards), each running

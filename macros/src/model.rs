@@ -69,6 +69,8 @@ pub struct Unit {
     pub spawn: Spawn,
     pub pool_size: Option<Expr>,
     pub resources: Vec<Res>,
+    /// `provides:`: shared slots of the graph this unit fills (checked).
+    pub provides: Vec<Ident>,
     pub exit: Option<(Span, Type)>,
     /// `state: Type = init` (`heap-state`), with the clause keyword's span.
     pub state: Option<(Span, Type, Expr)>,

@@ -55,6 +55,8 @@ pub enum ClauseValue {
     Task(Expr),
     PoolSize(Expr),
     Resources(Span, Vec<Resource>),
+    /// `provides: [SLOT, ..]`: the `shared` slots this node fills.
+    Provides(Vec<Ident>),
     Exit(Type),
     State(Type, Expr),
     Cancel,
@@ -241,6 +243,12 @@ impl Parse for Clause {
                 let res = Punctuated::<Resource, Token![,]>::parse_terminated(&content)?;
                 ClauseValue::Resources(bracket.span.join(), res.into_iter().collect())
             }
+            "provides" => {
+                let content;
+                bracketed!(content in input);
+                let slots = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+                ClauseValue::Provides(slots.into_iter().collect())
+            }
             "exit" => ClauseValue::Exit(input.parse()?),
             "state" => {
                 let ty: Type = input.parse()?;
@@ -275,9 +283,9 @@ impl Parse for Clause {
                     keyword.span(),
                     format!(
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
-                         resources, exit, state, cancel, slot_timeout, beat_timeout, ack_timeout, \
-                         executor, disabled, enabled_if, restart, backoff, restart_budget \
-                         (pools: policy, min, max)"
+                         resources, provides, exit, state, cancel, slot_timeout, beat_timeout, \
+                         ack_timeout, executor, disabled, enabled_if, restart, backoff, \
+                         restart_budget (pools: policy, min, max)"
                     ),
                 ));
             }

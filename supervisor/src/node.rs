@@ -25,6 +25,7 @@ mod cancel;
 pub(crate) mod crumb;
 #[cfg(feature = "fault-inject")]
 mod inject;
+mod resident;
 #[cfg(feature = "lifecycle-sink")]
 mod sink;
 mod spec;
@@ -85,7 +86,10 @@ pub(crate) mod flag {
     pub const BUSY: u16 = 1 << 5;
     /// The task asserted readiness (`set_ready`).
     pub const READY: u16 = 1 << 6;
-    /// A resume is pending for a parked `Pause` instance.
+    /// A resume is pending: for a parked `Pause` instance, or (the glue's
+    /// hand-over) for a parked resident shell. Never both: each is handed
+    /// only to a node that reads as down, and the step that hands it over
+    /// marks the node up.
     pub const RESUME: u16 = 1 << 7;
     /// The collateral hold: a transitive dependency was deactivated. Released
     /// by `activate` of that dependency (or of this node).
@@ -103,11 +107,22 @@ pub(crate) mod flag {
     /// next beat clears it, so a node that recovers and stalls again is
     /// reported again.
     pub const STALE: u16 = 1 << 11;
+    /// A resident task shell serves this node: activations wake it in
+    /// place instead of spawning (see `node/resident.rs`). Never cleared.
+    pub const RESIDENT: u16 = 1 << 12;
+    /// The resident shell's current activation has not acked yet (set when
+    /// the shell takes an activation, cleared by the ack or the exit): how
+    /// the shell's end of an activation tells its own `RUNNING` from that of
+    /// a new activation begun after its ack.
+    pub const UNACKED: u16 = 1 << 13;
+    /// The last spawn attempt returned `Busy`: the next one, after one
+    /// executor pass, is the last.
+    pub const RETRY: u16 = 1 << 14;
     /// The last instance's body returned a failure (`mark_failed`): what
     /// `restart: on_failure` restarts.
-    pub const FAILED: u16 = 1 << 12;
+    pub const FAILED: u16 = 1 << 15;
     /// Flags a fresh activation starts without.
-    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | FAILED;
+    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY | FAILED;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -301,8 +316,10 @@ impl TaskNode {
         if self.spec.mode != Mode::Pause {
             self.withdraw_provided();
         }
-        self.state
-            .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
+        self.state.fetch_and(
+            !(flag::RUNNING | flag::BUSY | flag::UNACKED),
+            Ordering::AcqRel,
+        );
         notify::changed();
         transition(self, Phase::Stopped);
     }
@@ -335,7 +352,7 @@ impl TaskNode {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !(flag::RUNNING | flag::BUSY)) | how)
+                Some((f & !(flag::RUNNING | flag::BUSY | flag::UNACKED)) | how)
             })
             .unwrap_or_else(|f| f);
         self.policy_changed();
@@ -556,8 +573,11 @@ impl TaskNode {
                 (f & (flag::RUNNING | flag::BLOCKED) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })?;
-        // The task about to be spawned waits with the node's own waker.
-        self.task_waker.clear();
+        // The task about to be spawned waits with the node's own waker. A
+        // parked resident shell holds it: it clears it itself once woken.
+        if before & flag::RESIDENT == 0 {
+            self.task_waker.clear();
+        }
         #[cfg(feature = "liveness")]
         self.beat();
         self.policy_changed();
@@ -575,8 +595,9 @@ impl TaskNode {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 let parked =
                     pause && f & (flag::RUNNING | flag::EXITED) == 0 && f & flag::SHUTDOWN != 0;
+                // The resumed instance has a stop to ack again.
                 (parked && f & flag::BLOCKED == 0)
-                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
+                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
             })
     }
 
@@ -601,6 +622,24 @@ impl TaskNode {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
             });
+    }
+
+    /// [`abort_activation`](Self::abort_activation) after the spawn fn
+    /// returned `Busy`: `true` if it was the first (the bring-up retries
+    /// once, after one executor pass), `false` if the retry failed too.
+    pub(crate) fn abort_busy(&self, before: u16) -> bool {
+        let first = before & flag::RETRY == 0;
+        self.abort_activation(if first {
+            before | flag::RETRY
+        } else {
+            before & !flag::RETRY
+        });
+        first
+    }
+
+    /// A spawn returned its first `Busy`: the next try is the last.
+    pub(crate) fn retry_pending(&self) -> bool {
+        self.has(flag::RETRY)
     }
 
     /// Resume a parked `Pause` instance in place, unless it is disabled,

@@ -69,6 +69,15 @@ impl<T> ResourceSlot<T> {
         self.provide(value)
     }
 
+    /// Fill the slot without telling anyone (no change notification): for a
+    /// slot nothing waits on, such as the spawn glue's hand-over of a
+    /// node's resources to its resident task shell. A gate or waiter on the
+    /// slot would not see the value before the next change.
+    pub fn hand_over(&self, value: T) {
+        let old = self.value.lock(|v| v.borrow_mut().replace(value));
+        drop(old);
+    }
+
     /// Empty the slot, returning its value.
     pub fn take(&self) -> Option<T> {
         self.value.lock(|v| v.borrow_mut().take())

@@ -441,6 +441,15 @@ impl<const N: usize> Supervisor<N> {
         era: u32,
     ) -> Result<(), NodeFault> {
         loop {
+            if node.retry_pending() {
+                // The spawn fn returned `Busy`: one executor pass (what
+                // releases a finished task's slot), then the last try.
+                // Embassy runs each batch of ready tasks newest first, so
+                // every task that was ready at the failure has been polled
+                // only after the second yield.
+                embassy_futures::yield_now().await;
+                embassy_futures::yield_now().await;
+            }
             if let Some(result) = self.bring_up_now(node, spawner, era) {
                 return result;
             }
@@ -459,7 +468,9 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// The part of a bring-up that needs no waiting, which is all of it
-    /// unless a gate is closed; `None` (and nothing done) if one is. Loops
+    /// unless a gate is closed or the spawn fn returned its first `Busy`;
+    /// `None` (and nothing done) then: [`bring_up`](Self::bring_up) waits
+    /// for the gate, or one executor pass before its one retry. Loops
     /// over many nodes call this first and create a bring-up future only for
     /// a node that waits, so a node with open gates costs no future.
     // One out-of-line copy shared by every bring-up loop (flash).
@@ -517,10 +528,14 @@ impl<const N: usize> Supervisor<N> {
         if !self.still_era(node, before, era) {
             return Some(self.spawned(node, Err(Refusal::Halted.into())));
         }
-        let spawned = spawn(node, spawner)
-            .inspect_err(|_| node.abort_activation(before))
-            .map_err(FaultKind::from);
-        Some(self.spawned(node, spawned))
+        match spawn(node, spawner) {
+            Ok(()) => Some(self.spawned(node, Ok(()))),
+            // A first `Busy` is retried once, after one executor pass (see
+            // `bring_up`): embassy may still be releasing the task slot of
+            // an instance that just acked, on another core or a lower tier.
+            Err(_) if node.abort_busy(before) => None,
+            Err(e) => Some(self.spawned(node, Err(e.into()))),
+        }
     }
 
     /// After the atomic step that marked `node` running: `true` if no

@@ -64,7 +64,9 @@ pub fn ignore_stop(node: &'static TaskNode) {
 }
 
 /// From now on every spawn of `node` fails with `SpawnError::Busy` (the
-/// supervisor reports a `SpawnBusy` fault naming it).
+/// supervisor reports a `SpawnBusy` fault naming it; a refused bring-up logs
+/// two refusals: the supervisor retries a `Busy` spawn once, after one
+/// executor pass).
 pub fn refuse_spawn(node: &'static TaskNode) {
     set(addr(node), Kind::RefuseSpawn);
 }

@@ -84,7 +84,8 @@ mod faults {
             SUP.start(spawner).await,
             Err(NodeFault::new(&SENSOR, FaultKind::SpawnBusy))
         );
-        assert_eq!(kit::log::order(Event::Refused), ["SENSOR"]);
+        // Refused twice: the spawn and the supervisor's one retry of a `Busy`.
+        assert_eq!(kit::log::order(Event::Refused), ["SENSOR", "SENSOR"]);
         assert!(!APP.is_running());
         fault::clear();
         SUP.start(spawner).await.unwrap();

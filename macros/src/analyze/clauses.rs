@@ -22,6 +22,8 @@ pub(super) struct Clauses<'a> {
     pub pool_size: Option<(Span, &'a Expr)>,
     /// Keyword span, bracket span, entries.
     pub resources: Option<(Span, Span, &'a [Resource])>,
+    /// `provides:` entries.
+    pub provides: Option<&'a [Ident]>,
     pub exit: Option<(Span, &'a Type)>,
     pub state: Option<(Span, &'a Type, &'a Expr)>,
     pub cancel: Option<Span>,
@@ -131,6 +133,7 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::Task(e) => c.task = Some((sp, e)),
             ClauseValue::PoolSize(e) => c.pool_size = Some((sp, e)),
             ClauseValue::Resources(b, v) => c.resources = Some((sp, *b, v.as_slice())),
+            ClauseValue::Provides(v) => c.provides = Some(v.as_slice()),
             ClauseValue::Exit(t) => c.exit = Some((sp, t)),
             ClauseValue::State(t, e) => c.state = Some((sp, t, e)),
             ClauseValue::Cancel => c.cancel = Some(sp),

@@ -14,6 +14,7 @@
 //!   pool             policy, min, max                   (pools.rs)
 //!   restarts         restart:, backoff:, restart_budget: (restarts.rs)
 //!   deps             names to slots, `ready`            (deps.rs)
+//! check_provides     `provides:` names shared slots     (resources.rs)
 //! check_cycles       only on an otherwise valid graph   (deps.rs)
 //! ```
 //!
@@ -125,6 +126,8 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         .iter()
         .map(|site| check_declaration(site, &declared, readiness, &mut wide, &mut errors))
         .collect();
+    // After every declaration: a provider may come before its consumers.
+    resources::check_provides(&declared.sites, &units, &wide, &mut errors);
     if errors.is_empty() {
         deps::check_cycles(&declared.sites, &units, &mut errors);
     }
@@ -178,6 +181,7 @@ fn check_declaration(
         spawn,
         pool_size: c.pool_size.map(|p| p.1.clone()),
         resources,
+        provides: c.provides.map_or_else(Vec::new, <[Ident]>::to_vec),
         exit: c.exit.map(|(s, t)| (s, t.clone())),
         state: c.state.map(|(s, t, e)| (s, t.clone(), e.clone())),
         cancel: c.cancel.is_some(),

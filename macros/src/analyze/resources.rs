@@ -11,7 +11,7 @@ use syn::{Ident, Type};
 use super::clauses::Clauses;
 use super::declare::Declared;
 use super::{Errors, GraphWide, Site, cfg_of};
-use crate::model::{Cfg, Kind, Res, SharedSlot, TakeSlot};
+use crate::model::{Cfg, Kind, Res, SharedSlot, TakeSlot, Unit};
 use crate::parse::Resource;
 
 /// The clause, then entry by entry: kind, `local`, name.
@@ -280,4 +280,49 @@ fn shape_of(markers: &[Ident], ty: &Type) -> String {
     m.sort();
     m.push(ty.to_token_stream().to_string());
     m.join(" ")
+}
+
+/// `provides: [..]`: each entry names a `shared` slot of the graph (declared
+/// in some node's or pool's `resources:`), not a `local` one, once. Run after
+/// every declaration, so a provider may come before its consumers.
+///
+/// Pinned by: `provides_not_shared`, `provides_take_slot`.
+pub(super) fn check_provides(
+    sites: &[Site],
+    units: &[Unit],
+    wide: &GraphWide,
+    errors: &mut Errors,
+) {
+    for (site, u) in sites.iter().zip(units) {
+        let mut seen = HashMap::new();
+        for name in &u.provides {
+            let key = name.to_string();
+            if seen.insert(key.clone(), name.span()).is_some() {
+                site.err(
+                    errors,
+                    name.span(),
+                    format!("`{key}` is listed twice in `provides:`: list it once"),
+                );
+                continue;
+            }
+            let shared = wide.shared.iter().find(|(s, _, _)| s.name == *name);
+            let msg = match shared {
+                Some((s, _, _)) if s.local => format!(
+                    "`provides: [{key}]`: `{key}` is a `shared local` slot, which a stopping \
+                     provider cannot clear from another context; drop `local` or the entry"
+                ),
+                Some(_) => continue,
+                None if wide.take_names.contains_key(&key) => format!(
+                    "`provides: [{key}]`: `{key}` is a lend/consume resource, owned by the node \
+                     that takes it; only a `shared` slot is provided (`{key}: shared Type`)"
+                ),
+                None => format!(
+                    "`provides: [{key}]`: `{key}` is not a `shared` resource of this graph; \
+                     declare it in a consumer's `resources:` as `{key}: shared Type`, or \
+                     remove the entry"
+                ),
+            };
+            site.err(errors, name.span(), msg);
+        }
+    }
 }

@@ -43,6 +43,24 @@ fn gates(u: &Unit, member: Option<usize>) -> TokenStream {
     }
 }
 
+/// `provides:`: the shared slots the node's stop clears, each under its
+/// slot's own `#[cfg]`.
+fn provides(m: &Model, u: &Unit) -> TokenStream {
+    let rt = rt();
+    if u.provides.is_empty() {
+        return TokenStream::new();
+    }
+    let entries = u.provides.iter().map(|name| {
+        let cfg = m
+            .shared_slots
+            .iter()
+            .find(|s| s.name == *name)
+            .map(|s| s.attr());
+        quote!(#cfg (&#name as &dyn #rt::Provided),)
+    });
+    quote!(.with_provides(&[#(#entries)*]))
+}
+
 pub(super) fn member_gates_name(u: &Unit, i: usize) -> Ident {
     format_ident!("__ES_GATES_{}_{}", u.name, i)
 }
@@ -72,13 +90,14 @@ pub(super) fn node_expr(
         quote!(.in_pool(#idx))
     });
     let restart = super::restart::with_restart(u, member);
+    let provides = provides(m, u);
     // Under `fault-inject` a `task:` shell acts out injected faults.
     let shell = (crate::fault_inject() && matches!(u.spawn, Spawn::Task(_)))
         .then(|| quote!(.with_fault_shell()));
     let spec = spec_values(
         m,
         u,
-        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #restart #shell),
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #provides #restart #shell),
     );
     quote! {
         #rt::TaskNode::new(&#spec .at(#slot) #pool)

@@ -6,6 +6,7 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 use syn::{Expr, ExprClosure, Ident, ReturnType};
 
+use super::shell::{args_type_name, handoff_name, has_local};
 use super::statics::heap_module_name;
 use super::{exec, rt};
 use crate::analyze::first_span;
@@ -63,8 +64,12 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
     }
     let token = match &u.spawn {
         Spawn::Task(_) => {
-            let shell = shell_name(m, u);
-            quote!(#shell(#node_ref, #(#args)*)?)
+            let wake = resident_glue(m, u, &node_ref, &member, &args);
+            return quote! {
+                #route
+                #(#takes)*
+                #wake
+            };
         }
         Spawn::Spawn(Form::Closure(c)) => {
             let c = closure_with_result(c);
@@ -85,6 +90,62 @@ fn glue_body(m: &Model, u: &Unit, node_ref: TokenStream, member: TokenStream) ->
         #route
         #(#takes)*
         let __es_token = #token;
+        #rt::TaskNode::bind(#node_ref, &__es_token);
+        spawner.spawn(__es_token);
+        ::core::result::Result::Ok(())
+    }
+}
+
+/// A `task:` node's glue after the takes: hand the arguments over, then
+/// wake the resident shell in place, or (first activation) spawn it. A shell
+/// that cannot be spawned puts the arguments back where they came from.
+fn resident_glue(
+    m: &Model,
+    u: &Unit,
+    node_ref: &TokenStream,
+    member: &TokenStream,
+    args: &[TokenStream],
+) -> TokenStream {
+    let rt = rt();
+    let shell = shell_name(m, u);
+    let (hand_over, handoff_arg, give_back) = if args.is_empty() {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    } else {
+        let args_ty = args_type_name(m, u);
+        let name = handoff_name(u);
+        let slot = match &u.pool {
+            None => quote!(#name),
+            Some(_) => quote!(#name[#member]),
+        };
+        // The graph's local slot type derefs to a `ResourceSlot`.
+        let slot = if has_local(m, u) {
+            quote!(&*#slot)
+        } else {
+            quote!(&#slot)
+        };
+        (
+            quote! {
+                let __es_handoff: &'static #rt::ResourceSlot<#args_ty> = #slot;
+                __es_handoff.hand_over(#args_ty { #(#args)* });
+            },
+            quote!(__es_handoff),
+            // Dropped at once: a `Lent` puts its value back.
+            quote!(let _ = __es_handoff.take();),
+        )
+    };
+    quote! {
+        #hand_over
+        if #rt::TaskNode::wake_resident(#node_ref) {
+            return ::core::result::Result::Ok(());
+        }
+        let __es_token = match #shell(#node_ref, #handoff_arg) {
+            ::core::result::Result::Ok(t) => t,
+            ::core::result::Result::Err(e) => {
+                #give_back
+                return ::core::result::Result::Err(e);
+            }
+        };
+        #rt::TaskNode::mark_resident(#node_ref);
         #rt::TaskNode::bind(#node_ref, &__es_token);
         spawner.spawn(__es_token);
         ::core::result::Result::Ok(())

@@ -76,7 +76,7 @@ fn slot_type(m: &Model, local: bool) -> TokenStream {
     }
 }
 
-fn local_type_name(m: &Model) -> Ident {
+pub(super) fn local_type_name(m: &Model) -> Ident {
     format_ident!("__EsLocalSlot{}", m.suffix)
 }
 

@@ -10,8 +10,8 @@
 //!
 //! A worker logs `(node, job)` when it starts, then waits for its `GO`
 //! signal (or a stop, unless it is `STUBBORN`), and exits. `FAIL_ONCE` makes
-//! the node's next spawn fail after lending its inbox (the way a full task
-//! pool fails). `INSTANT` makes workers finish at once. Every worker checks
+//! the node's next bring-up fail after lending its inbox (the way a full task
+//! pool fails): its spawn and the supervisor's one retry of a `Busy` spawn. `INSTANT` makes workers finish at once. Every worker checks
 //! at start that no other job of its slot is running (invariant 1 and 5,
 //! observed from the worker's side) and records a violation in `VIOLATIONS`.
 //!
@@ -45,6 +45,8 @@ pub static INBOX: [ResourceSlot<u32>; N] = [const { ResourceSlot::new() }; N];
 pub static GO: [Signal<CriticalSectionRawMutex, ()>; N] = [const { Signal::new() }; N];
 pub static STUBBORN: [AtomicBool; N] = [const { AtomicBool::new(false) }; N];
 pub static FAIL_ONCE: [AtomicBool; N] = [const { AtomicBool::new(false) }; N];
+/// Set by a `FAIL_ONCE` failure: the retry fails too.
+static FAIL_RETRY: [AtomicBool; N] = [const { AtomicBool::new(false) }; N];
 pub static INSTANT: AtomicBool = AtomicBool::new(false);
 /// The job each node is running (`NONE` when down).
 pub static RUNNING_JOB: [AtomicU32; N] = [const { AtomicU32::new(NONE) }; N];
@@ -133,7 +135,11 @@ fn spawn_w2(_: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
 
 fn spawn_job(s: Spawner, i: usize) -> Result<(), SpawnError> {
     let job = INBOX[i].lend().ok_or(SpawnError::Busy)?;
-    if FAIL_ONCE[i].swap(false, Ordering::SeqCst) {
+    let first = FAIL_ONCE[i].swap(false, Ordering::SeqCst);
+    if first {
+        FAIL_RETRY[i].store(true, Ordering::SeqCst);
+    }
+    if first || FAIL_RETRY[i].swap(false, Ordering::SeqCst) {
         // Dropping the `Lent` puts the payload back, as a failed token would.
         drop(job);
         return Err(SpawnError::Busy);
@@ -189,6 +195,7 @@ pub fn reset() {
         GO[i].reset();
         STUBBORN[i].store(false, Ordering::SeqCst);
         FAIL_ONCE[i].store(false, Ordering::SeqCst);
+        FAIL_RETRY[i].store(false, Ordering::SeqCst);
         RUNNING_JOB[i].store(NONE, Ordering::SeqCst);
         let _ = INBOX[i].take();
     }

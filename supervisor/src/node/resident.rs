@@ -1,0 +1,145 @@
+//! Resident task shells: a generated `task:` shell is spawned once, at its
+//! node's first activation, and parks between activations; every later
+//! activation wakes it in place. A respawn therefore never needs embassy to
+//! have released the previous instance's task slot, which a respawn from a
+//! higher-priority executor (or another core) could otherwise find still
+//! taken (`SpawnError::Busy`).
+//!
+//! The protocol, on the node's flag word:
+//! - the spawn glue runs after the supervisor's atomic step that marked the
+//!   node running; if the node's shell is [resident](TaskNode::mark_resident)
+//!   it hands the activation over ([`wake_resident`](TaskNode::wake_resident):
+//!   `RESUME`, then a wake), otherwise it spawns the shell;
+//! - the shell runs one activation, ends it
+//!   ([`end_activation`](TaskNode::end_activation)), and parks in
+//!   [`wait_activation`](TaskNode::wait_activation) until `RESUME`;
+//! - `UNACKED` is set while the shell's activation has not acked (set when
+//!   the shell takes it, cleared by the ack or the exit), so the end of an
+//!   activation whose worker acked and then went on (a cleanup, a slow
+//!   return) never clears the `RUNNING` of a new activation begun after
+//!   that ack.
+//!
+//! The shell lives in the executor of the node's first activation for the
+//! rest of the program: later activations run there even if the spawner the
+//! verb was given (or the published `executor:` spawner) now belongs to
+//! another executor. Embedded executors never return, so the shell is always
+//! served; an executor that stops being polled (a host test's) strands it,
+//! and a stop of such a node then ends in its ack timeout.
+
+use core::future::poll_fn;
+use core::pin::pin;
+use core::task::Poll;
+
+use portable_atomic::Ordering;
+
+use super::{TaskNode, flag};
+use crate::notify::{self, Observer};
+
+impl TaskNode {
+    /// Spawn glue: hand the activation just begun to this node's parked
+    /// resident shell and wake it. `false` (nothing done) if the node has no
+    /// resident shell yet: the glue spawns one and calls
+    /// [`mark_resident`](Self::mark_resident).
+    ///
+    /// Call it last, after everything fallible: the shell starts the
+    /// activation as soon as it sees the hand-over.
+    pub fn wake_resident(&self) -> bool {
+        let Ok(before) = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RESIDENT != 0).then_some(f | flag::RESUME)
+            })
+        else {
+            return false;
+        };
+        self.task_waker.wake();
+        // A shell that found the node's own waker taken waits with the
+        // observers (see `wait_on`).
+        if before & flag::SHARED_WAIT != 0 {
+            notify::changed();
+        }
+        true
+    }
+
+    /// Spawn glue: the shell task just created for this node stays resident;
+    /// later activations wake it instead of spawning. Never undone. Call it
+    /// before spawning: the shell's first activation is the one just begun.
+    pub fn mark_resident(&self) {
+        self.state
+            .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
+    }
+
+    /// The shell has stayed resident since this node's first activation.
+    pub fn is_resident(&self) -> bool {
+        self.has(flag::RESIDENT)
+    }
+
+    /// Shell: park until the next activation is handed over. Returns at once
+    /// if one already is (it was handed over while the shell still finished
+    /// the previous one).
+    pub async fn wait_activation(&self) {
+        let mut observer = pin!(Observer::new());
+        poll_fn(|cx| {
+            if self.wait_on(cx, observer.as_mut(), Self::take_activation) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+        // What the supervisor's activation step does for a fresh task: this
+        // activation's waits take the node's own waker. Only a shell that
+        // found it taken by another task (and so waited with the observers,
+        // `SHARED_WAIT`) has a stale waker to drop; a direct wake consumed
+        // its own.
+        if self.has(flag::SHARED_WAIT) {
+            self.task_waker.clear();
+        }
+    }
+
+    /// Take a handed-over activation: it is unacked from here on.
+    fn take_activation(&self) -> bool {
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RESUME != 0).then_some((f & !flag::RESUME) | flag::UNACKED)
+            })
+            .is_ok()
+    }
+
+    /// Shell: end one activation, once the worker returned and the shell
+    /// put back what it lent and recorded its `exit:` value.
+    ///
+    /// Not acked: the same as [`mark_exited`](Self::mark_exited) (the node
+    /// read as up until this step, so no new activation can have begun).
+    /// Acked: record the exit only if no new activation began since the ack
+    /// (a respawn may come as soon as the node reads as down, and its
+    /// `RUNNING` must not be cleared by the previous activation's end).
+    pub fn end_activation(&self) {
+        self.end_activation_as(flag::EXITED);
+    }
+
+    /// [`end_activation`](Self::end_activation) for a worker whose end is a
+    /// failure (its `exit:` value says so, or an injected crash): an
+    /// unacked end is [`mark_failed`](Self::mark_failed), so a node with
+    /// `restart: on_failure` is restarted. After an ack the supervisor
+    /// stopped the node on purpose: no failure is recorded.
+    pub fn end_failed_activation(&self) {
+        self.end_activation_as(flag::EXITED | flag::FAILED);
+    }
+
+    fn end_activation_as(&self, unacked_end: u16) {
+        if self.has(flag::UNACKED) {
+            self.exited(unacked_end);
+            return;
+        }
+        let recorded = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RUNNING == 0).then_some(f | flag::EXITED)
+            })
+            .is_ok();
+        if recorded {
+            super::transition(self, crate::phase::Phase::Exited);
+        }
+    }
+}
