@@ -28,6 +28,9 @@ locked() { # lockfile crate -> version(s)
   awk -v c="$2" '$0 == "name = \"" c "\"" { getline; gsub(/"/, "", $3); v = v (v ? ", " : "") $3 } END { print v }' "$1"
 }
 {
+  # The commit measured (a `git archive` copy has no .git: it may carry the
+  # hash in ../COMMIT), and the date.
+  echo "- commit $(git rev-parse --short HEAD 2>/dev/null || cat ../COMMIT 2>/dev/null || echo unknown), $(date -u +%F)"
   echo "- $(rustc -V)"
   echo "- $(qemu-system-arm --version | head -1)"
   echo "- $(valgrind --version)"

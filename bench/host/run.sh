@@ -38,7 +38,7 @@ Release builds, the host's rustc.
   next submission;
 - **window of 64**: every submission watched, 64 watchers in flight at once
   (one task per watcher on both sides).
-  Ours holds at most 254 watches at once (\`WATCH\` is a const parameter), so
+  Ours holds at most 256 watches at once (\`WATCH\` is a const parameter), so
   "every one of 10,000 submissions watched at once", which taskvisor can do,
   is not a case ours can run; the window is the nearest both run.
 

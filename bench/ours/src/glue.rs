@@ -10,9 +10,10 @@ use embassy_time::{Duration, Instant, Timer};
 const SIDE: &str = "ours";
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
+// The generated `task:` shell records the exit (`mark_exited`) when this
+// returns, so the worker only acks its stop.
 async fn work(node: &'static TaskNode) {
     let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
-    node.mark_exited();
 }
 async fn v_start(s: Spawner) -> bool { SUP.start(s).await.is_ok() }
 async fn v_teardown() -> bool { SUP.teardown().await.is_ok() }

@@ -12,9 +12,10 @@ const SIDE: &str = "0.12.0";
 // 0.12.0 types a graph by its shape (`GRAPH_TOPOLOGY`, emitted by the macro).
 static SUP: Supervisor<N, GRAPH_TOPOLOGY> = Supervisor::new(&GRAPH);
 
+// Its generated `task:` shell records the exit (`mark_exited`) when this
+// returns, as ours does, so the worker only acks its stop.
 async fn work(node: &'static TaskNode) {
     let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
-    node.mark_exited();
 }
 async fn v_start(s: Spawner) -> bool { SUP.start(&s).await.is_ok() }
 async fn v_teardown() -> bool { SUP.teardown().await.is_ok() }
