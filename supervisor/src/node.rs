@@ -791,13 +791,11 @@ impl TaskWaker {
         })
     }
 
-    /// Free the slot for a fresh activation's task. A waker still in it is
-    /// woken, never dropped: it may belong to a task that waits on the node
-    /// (`wait_shutdown` before the first spawn), which re-registers, or
-    /// waits with the observers if the new task took the slot first. A
-    /// previous instance's task just sees one spurious wake.
+    /// Forget the waker of a previous instance: a fresh activation's task
+    /// takes the slot. (Not a wake: a finished task's stale waker woken
+    /// before its storage is spawned again makes that spawn fail `Busy`.)
     fn clear(&self) {
-        self.wake();
+        drop(self.0.lock(Cell::take));
     }
 
     // Out of line (flash): a critical section, called by every stop.

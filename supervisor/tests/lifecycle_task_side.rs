@@ -51,34 +51,3 @@ kit_test!(
         assert!(!P.is_running());
     }
 );
-
-static EARLY_WOKE: AtomicBool = AtomicBool::new(false);
-
-/// A task that waits on a node before the node was ever started.
-#[embassy_executor::task]
-async fn early_watcher(node: &'static TaskNode) {
-    node.wait_shutdown().await;
-    EARLY_WOKE.store(true, Ordering::SeqCst);
-}
-
-kit_test!(
-    a_task_waiting_before_the_first_spawn_still_wakes_at_the_stop,
-    |s| {
-        // Its waker holds the node's slot when the node spawns: the spawn
-        // must not drop it (the worker then waits with the observers).
-        s.spawn(early_watcher(&P).unwrap());
-        settle().await;
-        assert!(!EARLY_WOKE.load(Ordering::SeqCst), "woke before any stop");
-        provide();
-        SUP.start(s).await.unwrap();
-        settle().await;
-        assert!(P.is_running());
-        assert!(!EARLY_WOKE.load(Ordering::SeqCst), "woke before any stop");
-        SUP.stop_node(&P).await.unwrap();
-        settle().await;
-        assert!(
-            EARLY_WOKE.load(Ordering::SeqCst),
-            "the early waiter missed the stop"
-        );
-    }
-);
