@@ -3,11 +3,16 @@
 //! the whole binary, so a watchdog reset can be traced to the node that hung
 //! bring-up or teardown.
 //!
-//! Recording is two relaxed stores per transition (one byte in the node, one
-//! word here): no read-modify-write, so it costs the same on Cortex-M0. The
-//! word is a diagnostic, not a synchronisation point: when several graphs or
-//! verbs run at once the last store wins; each node's own
-//! [`TaskNode::last_phase`] stays exact.
+//! Recording is a relaxed store per transition in the node and, for the
+//! word, a relaxed load and store: no read-modify-write, so it costs the
+//! same on Cortex-M0. Bring-up and stop waves run unrelated nodes at the same
+//! time, so no transition replaces a word naming *another* node still
+//! waiting (`Spawning`, `Stopping`): the word names the first node to start
+//! waiting until that node moves on (a hung node never does). It is a
+//! diagnostic, not a synchronisation point: a node that began waiting while
+//! another one waited, and still waits after that one moved on, is named
+//! only by its own [`TaskNode::last_phase`], which stays exact for every
+//! node; with several graphs the word names one of them.
 //!
 //! Stash [`word`] somewhere that survives the reset (a no-init RAM section, a
 //! retained register) as often as the watchdog is fed, and decode it on the

@@ -59,8 +59,17 @@ static WEDGE: TaskNode = TaskNode::new(
         .with_spawn(spawn_wedged)
         .at(2),
 );
-static GRAPH: Graph<3> = Graph::new([Some(&NET), Some(&SENSOR), Some(&WEDGE)], [&[], &[0], &[]]);
-static SUP: Supervisor<3> = Supervisor::new(&GRAPH);
+/// Unrelated to the others: started while SENSOR waits.
+static SIDE: TaskNode = TaskNode::new(
+    &NodeSpec::new("SIDE", Mode::OnDemand)
+        .with_spawn(common::spawn_worker)
+        .at(3),
+);
+static GRAPH: Graph<4> = Graph::new(
+    [Some(&NET), Some(&SENSOR), Some(&WEDGE), Some(&SIDE)],
+    [&[], &[0], &[], &[]],
+);
+static SUP: Supervisor<4> = Supervisor::new(&GRAPH);
 
 /// The word names `node` (by slot) in `phase`, and so does the node itself.
 fn at(node: &'static TaskNode, phase: Phase) {
@@ -85,6 +94,11 @@ async fn script(spawner: Spawner) {
         common::settle().await;
         at(&SENSOR, Phase::Spawning);
         assert_eq!(NET.last_phase(), Phase::Started);
+        // An unrelated node settling meanwhile (as a wave's would) does not
+        // hide the one still waiting.
+        SUP.start_node(&SIDE, spawner).await.unwrap();
+        assert_eq!(SIDE.last_phase(), Phase::Started);
+        at(&SENSOR, Phase::Spawning);
         common::advance(Duration::from_millis(10));
     })
     .await;
@@ -120,12 +134,15 @@ async fn script(spawner: Spawner) {
     // The others keep theirs: a post-mortem dump reads every node.
     assert_eq!(SENSOR.last_phase(), Phase::Resumed);
     assert_eq!(WEDGE.last_phase(), Phase::StopTimedOut);
+    SUP.stop_node(&SIDE).await.unwrap();
     common::pass();
 }
 
 #[test]
 fn breadcrumb_names_the_node_and_phase_a_verb_is_stuck_in() {
-    common::run(&[&NET, &SENSOR, &WEDGE], |s| s.spawn(script(s).unwrap()));
+    common::run(&[&NET, &SENSOR, &WEDGE, &SIDE], |s| {
+        s.spawn(script(s).unwrap())
+    });
 }
 
 #[test]

@@ -37,10 +37,31 @@ impl TaskNode {
     }
 }
 
-/// Record `node` entering `phase`: two relaxed stores.
+/// Record `node` entering `phase`: a relaxed store in the node, and the
+/// binary's word unless that would hide another node still waiting.
+///
+/// Waves bring up and stop unrelated nodes at the same time, so the last
+/// transition is often an unrelated node while the one a watchdog reset is
+/// about still waits for its gate or ack. So no transition replaces a word
+/// that names a *different* node in a waiting phase (`Spawning`,
+/// `Stopping`): the word names the first node to start waiting until that
+/// node moves on. One load and a compare more than a blind store, still no
+/// read-modify-write (the same cost on Cortex-M0); two transitions racing
+/// on two cores may lose one, as the word is a diagnostic.
 // Out of line (flash): every transition site calls it.
 #[inline(never)]
 pub(crate) fn record(node: &TaskNode, phase: Phase) {
     node.crumb.store(phase as u8, Ordering::Relaxed);
-    LAST.store(pack(node.spec().index, phase), Ordering::Relaxed);
+    let slot = node.spec().index;
+    let last = LAST.load(Ordering::Relaxed);
+    let other = (last >> 8) as u8 != slot;
+    if last & 0xFFFF_0000 == TAG && other && waits(last as u8) {
+        return;
+    }
+    LAST.store(pack(slot, phase), Ordering::Relaxed);
+}
+
+/// The phase code is one a node waits in (for its gates, for its ack).
+const fn waits(code: u8) -> bool {
+    code == Phase::Spawning as u8 || code == Phase::Stopping as u8
 }
