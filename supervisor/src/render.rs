@@ -61,22 +61,12 @@ impl<const N: usize> Graph<N> {
     /// ```
     pub fn write_mermaid<W: Write>(&self, out: &mut W, detail: Detail) -> fmt::Result {
         out.write_str("flowchart TD\n")?;
-        let mut pool = None;
-        for i in 0..N {
-            let Some(n) = self.node(i) else { continue };
-            let p = self.pool_of(n);
-            if p != pool {
-                if pool.is_some() {
-                    out.write_str("    end\n")?;
-                }
-                if let Some(p) = p {
-                    write!(out, "    subgraph p{p}[\"")?;
-                    self.pool_label(out, p)?;
-                    out.write_str("\"]\n")?;
-                }
-                pool = p;
-            }
-            let indent = if p.is_some() { "        " } else { "    " };
+        let open = |out: &mut W, p: usize| {
+            write!(out, "    subgraph p{p}[\"")?;
+            self.pool_label(out, p)?;
+            out.write_str("\"]\n")
+        };
+        self.walk_nodes(out, open, "    end\n", |out, i, n, indent| {
             write!(out, "{indent}n{i}[\"")?;
             escaped(out, n.name, Flavor::Mermaid)?;
             write!(out, "<br/>{:?}", n.mode())?;
@@ -87,11 +77,8 @@ impl<const N: usize> Graph<N> {
             if is_off(n, detail) {
                 out.write_str(":::off")?;
             }
-            out.write_char('\n')?;
-        }
-        if pool.is_some() {
-            out.write_str("    end\n")?;
-        }
+            out.write_char('\n')
+        })?;
         self.edges(|from, to, ready| {
             write!(out, "    ")?;
             from.write(out, "n", "p")?;
@@ -134,22 +121,12 @@ impl<const N: usize> Graph<N> {
     pub fn write_dot<W: Write>(&self, out: &mut W, detail: Detail) -> fmt::Result {
         out.write_str("digraph supervisor {\n    compound=true;\n")?;
         out.write_str("    node [shape=box, style=rounded];\n")?;
-        let mut pool = None;
-        for i in 0..N {
-            let Some(n) = self.node(i) else { continue };
-            let p = self.pool_of(n);
-            if p != pool {
-                if pool.is_some() {
-                    out.write_str("    }\n")?;
-                }
-                if let Some(p) = p {
-                    write!(out, "    subgraph cluster_p{p} {{\n        label=\"")?;
-                    self.pool_label(out, p)?;
-                    out.write_str("\";\n")?;
-                }
-                pool = p;
-            }
-            let indent = if p.is_some() { "        " } else { "    " };
+        let open = |out: &mut W, p: usize| {
+            write!(out, "    subgraph cluster_p{p} {{\n        label=\"")?;
+            self.pool_label(out, p)?;
+            out.write_str("\";\n")
+        };
+        self.walk_nodes(out, open, "    }\n", |out, i, n, indent| {
             write!(out, "{indent}n{i} [label=\"")?;
             escaped(out, n.name, Flavor::Dot)?;
             write!(out, "\\n{:?}", n.mode())?;
@@ -160,11 +137,8 @@ impl<const N: usize> Graph<N> {
             if is_off(n, detail) {
                 out.write_str(", style=\"rounded,dashed\", fontcolor=gray50")?;
             }
-            out.write_str("];\n")?;
-        }
-        if pool.is_some() {
-            out.write_str("    }\n")?;
-        }
+            out.write_str("];\n")
+        })?;
         self.edges(|from, to, ready| {
             // DOT edges join nodes; `ltail`/`lhead` clip them at a cluster.
             write!(out, "    n{} -> n{}", from.node(), to.node())?;
@@ -365,6 +339,39 @@ impl<const N: usize> Graph<N> {
 
     /// Every dependency arrow once: into a pool (from its first member's
     /// deps), out of a pool (once per dependent), node to node otherwise.
+    /// Every node in slot order, for both formats: a pool's members are
+    /// consecutive slots, so a pool group is opened (`open`) before its
+    /// first member and closed (`close`) after its last; `node` writes one
+    /// node at the indent its nesting needs.
+    fn walk_nodes<W: Write>(
+        &self,
+        out: &mut W,
+        open: impl Fn(&mut W, usize) -> fmt::Result,
+        close: &str,
+        mut node: impl FnMut(&mut W, usize, &TaskNode, &str) -> fmt::Result,
+    ) -> fmt::Result {
+        let mut pool = None;
+        for i in 0..N {
+            let Some(n) = self.node(i) else { continue };
+            let p = self.pool_of(n);
+            if p != pool {
+                if pool.is_some() {
+                    out.write_str(close)?;
+                }
+                if let Some(p) = p {
+                    open(out, p)?;
+                }
+                pool = p;
+            }
+            let indent = if p.is_some() { "        " } else { "    " };
+            node(out, i, n, indent)?;
+        }
+        if pool.is_some() {
+            out.write_str(close)?;
+        }
+        Ok(())
+    }
+
     fn edges(&self, mut edge: impl FnMut(End, End, bool) -> fmt::Result) -> fmt::Result {
         for i in 0..N {
             let Some(n) = self.node(i) else { continue };
