@@ -32,6 +32,22 @@ TRACE_FEATURES="macros,trace-hooks,trace-names"
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# Disk. A cold run with cargo's defaults wrote ~10 GB of build output (debug
+# info and incremental caches are most of it) and a CI machine ran out of
+# disk mid-run. Host test binaries need neither; firmware keeps its own
+# profiles (`--release`, unaffected). Build output of finished stages is
+# removed when the disk runs short (`free_disk_if_short`).
+export CARGO_INCREMENTAL=0
+export CARGO_PROFILE_DEV_DEBUG=0
+avail_mb() { df -Pm . | awk 'NR == 2 { print $4 }'; }
+free_disk_if_short() { # $@: directories whose stage is over
+    if [ "$(avail_mb)" -lt "${MIN_FREE_MB:-6000}" ]; then
+        echo "only $(avail_mb) MB free: removing finished stages' build output: $*"
+        rm -rf "$@"
+    fi
+}
+step "disk: $(avail_mb) MB free at the start"
+
 step "rustfmt"
 cargo fmt --all --check
 
@@ -58,6 +74,8 @@ CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check -p embassy-supervisor-testkit
 CLIPPY_CONF_DIR=.ci/msrv-1.85 cargo clippy -q -p embassy-supervisor -p embassy-supervisor-macros \
     --features "embassy-supervisor/$HOST_FEATURES,embassy-supervisor/trace-hooks,embassy-supervisor/trace-names,embassy-supervisor/trace-nested" \
     -- -D clippy::incompatible_msrv
+
+free_disk_if_short target/msrv
 
 step "each feature on its own"
 for f in control pool macros readiness liveness restart controller events enabled-if \
@@ -95,10 +113,15 @@ step "rustdoc"
 RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor --no-deps --features "$HOST_FEATURES"
 RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor-testkit --no-deps
 
+free_disk_if_short target/debug target/msrv target/thumbv6m-none-eabi target/thumbv7em-none-eabihf \
+    target/thumbv8m.main-none-eabihf target/doc
+
 if [ -x firmware/ci.sh ]; then
     step "on-target suite under QEMU"
     firmware/ci.sh
 fi
+
+free_disk_if_short target/firmware
 
 step "the full example: the networked device on QEMU, its HTTP scenarios, the dashboard in Chromium, the Pico 2 W build"
 bash examples/device/ci.sh
