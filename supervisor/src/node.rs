@@ -642,6 +642,14 @@ impl TaskNode {
         self.has(flag::RETRY)
     }
 
+    /// A bring-up gave up after a first `Busy` (a teardown, a latch, or its
+    /// caller dropped it): the next bring-up gets its own retry.
+    pub(crate) fn drop_retry(&self) {
+        if self.retry_pending() {
+            self.state.fetch_and(!flag::RETRY, Ordering::AcqRel);
+        }
+    }
+
     /// Resume a parked `Pause` instance in place, unless it is disabled,
     /// held or detached (checked in the same atomic step).
     pub(crate) fn resume_parked(&self) {

@@ -451,6 +451,11 @@ impl<const N: usize> Supervisor<N> {
                 embassy_futures::yield_now().await;
             }
             if let Some(result) = self.bring_up_now(node, spawner, era) {
+                if result.is_err() {
+                    // Refused or halted after a first `Busy`: the next
+                    // bring-up gets its own retry.
+                    node.drop_retry();
+                }
                 return result;
             }
             let Some((cond, closed)) = self.closed_gate(node) else {
@@ -458,6 +463,7 @@ impl<const N: usize> Supervisor<N> {
             };
             transition(node, Phase::Spawning);
             if !Until::within(cond, node.slot_timeout()).await {
+                node.drop_retry();
                 // The gate it waited for, named: which slot, or which dep.
                 return self.spawned(node, Err(closed));
             }

@@ -18,7 +18,12 @@
 //!   nothing else: the other nodes still come up. The verb returns the
 //!   first failure's error, and `failed_node` names that node;
 //! - a teardown that begins meanwhile ends the wave: nothing more comes up
-//!   (as every bring-up, through the era check).
+//!   (as every bring-up, through the era check);
+//! - a spawn that returns a first `Busy` (embassy still freeing a finished
+//!   instance's task slot) is tried once more after two executor passes,
+//!   as [`bring_up`](Supervisor::bring_up) does, whatever else waits; if
+//!   the wave ends first (a teardown, a latch, a dropped future), the
+//!   node's pending retry goes with it, so its next bring-up gets its own.
 //!
 //! Cost: no allocation; the future holds a state byte and a deadline per
 //! slot (9 bytes). A graph whose gates are open never gets here (the fast
@@ -35,7 +40,6 @@ use embassy_executor::Spawner;
 use portable_atomic::Ordering;
 
 use super::Supervisor;
-use crate::TaskNode;
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
@@ -43,6 +47,7 @@ use crate::node::{flag, transition};
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
 use crate::wait::Tick;
+use crate::{Graph, TaskNode};
 
 /// Up, skipped, or not part of the wave: no hold on its dependents.
 const FREE: u8 = 0;
@@ -52,13 +57,58 @@ const WAITING: u8 = 1;
 const DEFERRED: u8 = 2;
 /// It, or a dependency in the wave, did not come up.
 const FAILED: u8 = 3;
+/// Its spawn returned a first `Busy`: tried again at a later poll.
+const RETRY: u8 = 4;
 
-/// The wave's state: per slot a state and (while `WAITING`) a deadline.
+/// The wave's state: per slot a state and (while `WAITING`) a deadline, or
+/// (while `RETRY`) the poll of its retry.
 struct StartWave<const N: usize> {
+    graph: &'static Graph<N>,
     state: [u8; N],
     deadline: [Tick; N],
     /// The first error, with its node.
     first: Option<NodeFault>,
+    /// Polls of the wave's future so far.
+    polls: u64,
+    /// Some node entered `RETRY`: the end of the wave checks for a retry
+    /// left pending.
+    busy: bool,
+}
+
+/// What a pass left waiting.
+struct Left {
+    /// Ranks of the first and last node still waiting.
+    span: (usize, usize),
+    /// The earliest deadline of a `WAITING` node (`u64::MAX`: none).
+    earliest: u64,
+    /// A node awaits its retry: poll again after the executor ran.
+    retry: bool,
+}
+
+impl<const N: usize> StartWave<N> {
+    /// Node `i`'s spawn returned a first `Busy`: retry it two polls from
+    /// now (as [`bring_up`](Supervisor::bring_up)'s two yields: embassy runs
+    /// each batch of ready tasks newest first).
+    fn retry_later(&mut self, i: usize) -> u8 {
+        self.deadline[i] = Tick::new(self.polls + 2);
+        self.busy = true;
+        RETRY
+    }
+}
+
+impl<const N: usize> Drop for StartWave<N> {
+    /// Every way out (done, a teardown, a dropped future): a node still
+    /// awaiting its retry gives it up, so its next bring-up gets its own.
+    fn drop(&mut self) {
+        if !self.busy {
+            return;
+        }
+        for (i, &s) in self.state.iter().enumerate() {
+            if let Some(node) = self.graph.node(i).filter(|_| s == RETRY) {
+                node.drop_retry();
+            }
+        }
+    }
 }
 
 impl<const N: usize> Supervisor<N> {
@@ -75,9 +125,12 @@ impl<const N: usize> Supervisor<N> {
         era: u32,
     ) -> Result<(), NodeFault> {
         let mut wave = StartWave {
+            graph: self.graph,
             state: [FREE; N],
             deadline: [Tick::new(0); N],
             first: failed,
+            polls: 0,
+            busy: false,
         };
         let mut lo = from;
         if failed.is_some() {
@@ -88,14 +141,14 @@ impl<const N: usize> Supervisor<N> {
         let mut fresh = true;
         let mut observer = pin!(Observer::new());
         poll_fn(|cx| {
+            wave.polls += 1;
             loop {
                 let epoch = notify::epoch();
-                let Some((span, earliest)) =
-                    self.wave_pass(&mut wave, lo, hi, fresh, wanted, spawner, era)
+                let Some(left) = self.wave_pass(&mut wave, lo, hi, fresh, wanted, spawner, era)
                 else {
                     return Poll::Ready(());
                 };
-                (lo, hi, fresh) = (span.0, span.1, false);
+                (lo, hi, fresh) = (left.span.0, left.span.1, false);
                 if self.era() != era {
                     // A teardown began: nothing more comes up.
                     let node = self.graph.node(self.graph.order[lo] as usize);
@@ -104,8 +157,14 @@ impl<const N: usize> Supervisor<N> {
                     }
                     return Poll::Ready(());
                 }
-                if earliest != u64::MAX {
-                    embassy_time_driver::schedule_wake(earliest, cx.waker());
+                if left.retry {
+                    // Back after the executor ran what is ready now; the
+                    // pass then re-checks every waiting node anyway.
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                if left.earliest != u64::MAX {
+                    embassy_time_driver::schedule_wake(left.earliest, cx.waker());
                 }
                 if !observer.as_mut().sleep(cx, || notify::epoch() != epoch) {
                     return Poll::Pending;
@@ -128,9 +187,8 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// One pass over ranks `lo..=hi`: try every node that may come up now
-    /// (`fresh`: every wanted node; later: the waiting ones). Returns the
-    /// span still waiting and the earliest deadline, or `None` if nothing
-    /// waits any more.
+    /// (`fresh`: every wanted node; later: the waiting ones). Returns what
+    /// still waits, or `None` if nothing does.
     #[allow(clippy::too_many_arguments)]
     fn wave_pass(
         &self,
@@ -141,10 +199,11 @@ impl<const N: usize> Supervisor<N> {
         wanted: fn(&TaskNode) -> bool,
         spawner: Spawner,
         era: u32,
-    ) -> Option<((usize, usize), u64)> {
+    ) -> Option<Left> {
         let t = now();
         let mut span: Option<(usize, usize)> = None;
         let mut earliest = u64::MAX;
+        let mut retry = false;
         for r in lo..=hi.min(N.saturating_sub(1)) {
             let i = self.graph.order[r] as usize;
             let Some(node) = self.graph.node(i) else {
@@ -154,21 +213,27 @@ impl<const N: usize> Supervisor<N> {
             let candidate = if fresh {
                 node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
             } else {
-                s == WAITING || s == DEFERRED
+                matches!(s, WAITING | DEFERRED | RETRY)
             };
             if !candidate {
                 continue;
             }
             let next = self.wave_step(wave, i, node, t, spawner, era);
             wave.state[i] = next;
-            if next == WAITING || next == DEFERRED {
+            if matches!(next, WAITING | DEFERRED | RETRY) {
                 span = Some(span.map_or((r, r), |(a, _)| (a, r)));
-                if next == WAITING {
-                    earliest = earliest.min(wave.deadline[i].get());
+                match next {
+                    WAITING => earliest = earliest.min(wave.deadline[i].get()),
+                    RETRY => retry = true,
+                    _ => {}
                 }
             }
         }
-        span.map(|s| (s, earliest))
+        span.map(|span| Left {
+            span,
+            earliest,
+            retry,
+        })
     }
 
     /// What becomes of node `i` in this pass.
@@ -188,16 +253,47 @@ impl<const N: usize> Supervisor<N> {
                     log_warn!("`{}` not started: a dependency did not come up", node.name);
                     return FAILED;
                 }
-                Some(WAITING | DEFERRED) => held = DEFERRED,
+                Some(WAITING | DEFERRED | RETRY) => held = DEFERRED,
                 _ => {}
             }
         }
         if held == DEFERRED {
             return DEFERRED;
         }
+        let before = wave.state[i];
+        if before == RETRY {
+            if wave.polls < wave.deadline[i].get() {
+                return RETRY;
+            }
+            // The retry, made here; whatever its outcome, no retry stays
+            // pending (a refusal or a teardown leaves the mark set).
+            let next = self.wave_try(wave, i, node, t, spawner, era);
+            node.drop_retry();
+            return next;
+        }
+        if node.retry_pending() {
+            // A first `Busy` met before the wave (`start`'s fast path).
+            return wave.retry_later(i);
+        }
+        self.wave_try(wave, i, node, t, spawner, era)
+    }
+
+    /// Try to bring node `i` up now (its dependencies in the wave are up).
+    fn wave_try(
+        &self,
+        wave: &mut StartWave<N>,
+        i: usize,
+        node: &'static TaskNode,
+        t: u64,
+        spawner: Spawner,
+        era: u32,
+    ) -> u8 {
+        let before = wave.state[i];
         let outcome = match self.bring_up_now(node, spawner, era) {
             Some(outcome) => outcome,
-            None if wave.state[i] != WAITING => {
+            // A first `Busy` (not a closed gate met on the retry).
+            None if before != RETRY && node.retry_pending() => return wave.retry_later(i),
+            None if before != WAITING => {
                 // Its budget starts now, when it begins to wait.
                 wave.deadline[i] = Tick::new(t.saturating_add(node.slot_timeout().as_ticks()));
                 transition(node, Phase::Spawning);
