@@ -24,6 +24,7 @@ mod restart;
 mod start_wave;
 mod stop_wave;
 
+use start_wave::Want;
 use stop_wave::{OnMiss, stop_wave};
 
 #[allow(deprecated)]
@@ -206,25 +207,10 @@ impl<const N: usize> Supervisor<N> {
     ) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
-        let mut result = Ok(());
-        // The fast path: nodes whose gates are open come up here, in
-        // order, with no per-node state. The first node that has to wait
-        // (or fails) hands the rest of the order to the bring-up wave.
-        for (rank, &i) in self.graph.order.iter().enumerate() {
-            let Some(node) = self.graph.node(i as usize) else {
-                continue;
-            };
-            if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
-                continue;
-            }
-            let failed = match self.bring_up_now(node, spawner, era) {
-                Some(Ok(())) => continue,
-                Some(Err(e)) => Some(e),
-                None => None,
-            };
-            result = self.start_wave(rank, failed, wanted, spawner, era).await;
-            break;
-        }
+        let whole = (0, N.saturating_sub(1));
+        let result = self
+            .bring_up_span(whole, Want::Each(wanted), spawner, era)
+            .await;
         notify::changed();
         result
     }
@@ -284,19 +270,26 @@ impl<const N: usize> Supervisor<N> {
     // ---- cascades -------------------------------------------------------
 
     /// Clear the `disabled` latch and the collateral hold on `node`, its
-    /// transitive dependencies and (for a pool member) its whole pool, then
-    /// start them in dependency order: down nodes are spawned, parked `Pause`
-    /// nodes resumed, `OnDemand` nodes only enabled (their pool regrows
-    /// them). Then release the hold of each transitive dependent of the
-    /// nodes it enabled whose dependencies are all neither disabled nor held
-    /// any more, and start it the same way: `activate` undoes a `deactivate`
-    /// of the same node. Detached nodes are never pulled in (activating one
-    /// is `Ok` and does nothing).
+    /// transitive dependencies and (for a pool member) its whole pool, and
+    /// release the hold of each transitive dependent of the nodes it
+    /// enabled whose dependencies are all neither disabled nor held any
+    /// more: `activate` undoes a `deactivate` of the same node. Detached
+    /// nodes are never pulled in (activating one is `Ok` and does nothing).
     ///
-    /// A node that fails to come up does not stop the cascade: everything
-    /// else that can start is started, and the first failure is returned
-    /// (each is logged). A node not in this graph is refused
-    /// ([`Refusal::NotInGraph`]).
+    /// Then it brings the down nodes it enabled up as [`start`](Self::start)
+    /// does: down nodes are spawned, parked `Pause` nodes resumed, `OnDemand`
+    /// nodes only enabled (their pool regrows them). A node whose gates are
+    /// open comes up at once; past the first node that must wait, as a
+    /// wave: a node starts when its dependencies started here are up and its
+    /// gates are open, so unrelated slow gates overlap; each waits at most
+    /// its own `slot_timeout`, counted from when it begins to wait for its
+    /// gates.
+    ///
+    /// A node that fails to come up keeps down only itself and the nodes
+    /// started here that depend on it; everything else comes up, and the
+    /// first failure is returned (each is logged;
+    /// [`failed_node`](Self::failed_node) names the first). A node not in
+    /// this graph is refused ([`Refusal::NotInGraph`]).
     pub async fn activate(
         &self,
         node: &'static TaskNode,
@@ -308,7 +301,6 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        let mut first = Ok(());
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut set = Cascade::new(0);
@@ -323,23 +315,21 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
-        let (lo, hi) = (set.lo, set.hi);
+        let (lo, mut hi) = (set.lo, set.hi);
         for &i in &self.graph.order[lo..=hi] {
-            let Some(n) = self.graph.node(i as usize) else {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
                 continue;
             };
-            if !set.has(i as usize) {
-                continue;
-            }
             n.set_disabled(false);
             n.set_held(false);
-            self.activate_one(n, spawner, era, &mut first).await;
+            set.want_up(i, n);
         }
         // Forwards from the set, every dependent comes after its
         // dependencies: one pass reaches the set's dependents, and releases
         // each held one whose dependencies (decided earlier in this same
         // pass) no longer block it. O(nodes + edges) past the set.
-        for &i in &self.graph.order[lo..] {
+        for (r, &i) in self.graph.order.iter().enumerate().skip(lo) {
             let i = i as usize;
             let Some(n) = self.graph.node(i) else {
                 continue;
@@ -359,38 +349,18 @@ impl<const N: usize> Supervisor<N> {
             });
             if n.is_held() && !blocked {
                 n.set_held(false);
-                if !n.is_disabled() {
-                    self.activate_one(n, spawner, era, &mut first).await;
+                if !n.is_disabled() && set.want_up(i, n) {
+                    hi = hi.max(r);
                 }
             }
         }
+        let result = self
+            .bring_up_span((lo, hi), Want::Marked(&set), spawner, era)
+            .await;
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
         notify::changed();
-        first
-    }
-
-    /// Start `n` as an activation does: `OnDemand` nodes are only enabled,
-    /// running ones left alone; the first failure is kept in `first` (each
-    /// is logged by the bring-up). The fault goes out through `first`, not
-    /// the future's output: one fewer copy per call (flash).
-    async fn activate_one(
-        &self,
-        n: &'static TaskNode,
-        spawner: Spawner,
-        era: u32,
-        first: &mut Result<(), NodeFault>,
-    ) {
-        if n.mode() == Mode::OnDemand || n.flags() & flag::RUNNING != 0 {
-            return;
-        }
-        let started = match self.bring_up_now(n, spawner, era) {
-            Some(now) => now,
-            None => self.bring_up(n, spawner, era).await,
-        };
-        if first.is_ok() {
-            *first = started;
-        }
+        result
     }
 
     /// Latch `disabled` on `node` (with its whole pool, for a pool member)
@@ -695,7 +665,8 @@ fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> 
 /// The node set of one cascade, with the span of the dependency order it
 /// occupies (ranks `lo..=hi`), so its passes skip the rest of the graph.
 struct Cascade<const N: usize> {
-    set: [bool; N],
+    /// Per slot: [`OUT`], [`IN`] or [`UP`].
+    set: [u8; N],
     lo: usize,
     hi: usize,
     /// The flag latched on every node that joins (`DISABLED` for a
@@ -703,10 +674,17 @@ struct Cascade<const N: usize> {
     latch: u16,
 }
 
+/// Not in the cascade.
+const OUT: u8 = 0;
+/// In the cascade.
+const IN: u8 = 1;
+/// In the cascade, and to be brought up by its verb.
+const UP: u8 = 2;
+
 impl<const N: usize> Cascade<N> {
     fn new(latch: u16) -> Self {
         Self {
-            set: [false; N],
+            set: [OUT; N],
             lo: N,
             hi: 0,
             latch,
@@ -714,12 +692,27 @@ impl<const N: usize> Cascade<N> {
     }
 
     fn has(&self, i: usize) -> bool {
-        self.set[i]
+        self.set[i] != OUT
     }
 
     /// Add slot `i` alone (no pool, no latch, no span change).
     fn join(&mut self, i: usize) {
-        self.set[i] = true;
+        self.set[i] = IN;
+    }
+
+    /// Member `i` is to be brought up, unless it is an `OnDemand` node
+    /// (its pool grows it) or up: `true` if marked.
+    fn want_up(&mut self, i: usize, n: &TaskNode) -> bool {
+        let up = n.mode() != Mode::OnDemand && !n.is_running();
+        if up {
+            self.set[i] = UP;
+        }
+        up
+    }
+
+    /// Member `i` is to be brought up.
+    fn wants(&self, i: usize) -> bool {
+        self.set[i] == UP
     }
 
     /// Add slot `i`, with its whole pool if it is a pool member. Detached
@@ -755,7 +748,9 @@ impl<const N: usize> Cascade<N> {
     }
 
     fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
-        self.set[i] = true;
+        if self.set[i] == OUT {
+            self.set[i] = IN;
+        }
         match self.latch {
             flag::DISABLED => n.set_disabled(true),
             flag::HELD => n.set_held(true),

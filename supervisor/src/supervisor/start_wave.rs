@@ -39,7 +39,7 @@ use core::task::Poll;
 use embassy_executor::Spawner;
 use portable_atomic::Ordering;
 
-use super::Supervisor;
+use super::{Cascade, Supervisor, blocked_by};
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
@@ -59,6 +59,29 @@ const DEFERRED: u8 = 2;
 const FAILED: u8 = 3;
 /// Its spawn returned a first `Busy`: tried again at a later poll.
 const RETRY: u8 = 4;
+
+/// Which nodes a bring-up brings up.
+pub(super) enum Want<'a, const N: usize> {
+    /// Each down node, neither latched nor detached, that the predicate
+    /// selects (`start`, `respawn_terminate`). A fn pointer, not `impl Fn`:
+    /// one copy of the wave serves every verb.
+    Each(fn(&TaskNode) -> bool),
+    /// Each down node the cascade marked to come up (`activate`,
+    /// `restart`). One latched meanwhile is refused, as a failure.
+    Marked(&'a Cascade<N>),
+}
+
+impl<const N: usize> Want<'_, N> {
+    /// Node `i` is one to bring up now.
+    fn has(&self, i: usize, node: &TaskNode) -> bool {
+        match self {
+            Want::Each(wanted) => {
+                node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
+            }
+            Want::Marked(set) => set.wants(i) && !node.is_running(),
+        }
+    }
+}
 
 /// The wave's state: per slot a state and (while `WAITING`) a deadline, or
 /// (while `RETRY`) the poll of its retry.
@@ -86,6 +109,12 @@ struct Left {
 }
 
 impl<const N: usize> StartWave<N> {
+    /// A node did not come up: keep the first fault.
+    fn failed(&mut self, e: NodeFault) -> u8 {
+        self.first.get_or_insert(e);
+        FAILED
+    }
+
     /// Node `i`'s spawn returned a first `Busy`: retry it two polls from
     /// now (as [`bring_up`](Supervisor::bring_up)'s two yields: embassy runs
     /// each batch of ready tasks newest first).
@@ -112,15 +141,41 @@ impl<const N: usize> Drop for StartWave<N> {
 }
 
 impl<const N: usize> Supervisor<N> {
-    /// Bring up the nodes `wanted` selects from rank `from` of the
-    /// dependency order on, as a wave (see the module docs). `failed` is
-    /// the node at `from` if its spawn already failed (the caller's fast
-    /// path tried it); otherwise it is tried again here.
-    pub(super) async fn start_wave(
+    /// Bring up the nodes `want` selects among ranks `lo..=hi` of the
+    /// dependency order, in order: the fast path. Nodes whose gates are
+    /// open come up here with no per-node state; the first node that has
+    /// to wait (or fails) hands the rest of the span to the wave.
+    pub(super) async fn bring_up_span(
         &self,
-        from: usize,
+        (lo, hi): (usize, usize),
+        want: Want<'_, N>,
+        spawner: Spawner,
+        era: u32,
+    ) -> Result<(), NodeFault> {
+        for r in lo..=hi.min(N.saturating_sub(1)) {
+            let i = self.graph.order[r] as usize;
+            let Some(node) = self.graph.node(i).filter(|n| want.has(i, n)) else {
+                continue;
+            };
+            let failed = match self.bring_up_now(node, spawner, era) {
+                Some(Ok(())) => continue,
+                Some(Err(e)) => Some(e),
+                None => None,
+            };
+            return self.start_wave((r, hi), failed, &want, spawner, era).await;
+        }
+        Ok(())
+    }
+
+    /// Bring up the nodes `want` selects among ranks `from..=hi`, as a
+    /// wave (see the module docs). `failed` is the node at `from` if its
+    /// spawn already failed (the fast path tried it); otherwise it is tried
+    /// again here.
+    async fn start_wave(
+        &self,
+        (from, hi): (usize, usize),
         failed: Option<NodeFault>,
-        wanted: fn(&TaskNode) -> bool,
+        want: &Want<'_, N>,
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
@@ -137,14 +192,14 @@ impl<const N: usize> Supervisor<N> {
             wave.state[self.graph.order[from] as usize] = FAILED;
             lo += 1;
         }
-        let mut hi = N.saturating_sub(1);
+        let mut hi = hi.min(N.saturating_sub(1));
         let mut fresh = true;
         let mut observer = pin!(Observer::new());
         poll_fn(|cx| {
             wave.polls += 1;
             loop {
                 let epoch = notify::epoch();
-                let Some(left) = self.wave_pass(&mut wave, lo, hi, fresh, wanted, spawner, era)
+                let Some(left) = self.wave_pass(&mut wave, lo, hi, fresh, want, spawner, era)
                 else {
                     return Poll::Ready(());
                 };
@@ -196,7 +251,7 @@ impl<const N: usize> Supervisor<N> {
         lo: usize,
         hi: usize,
         fresh: bool,
-        wanted: fn(&TaskNode) -> bool,
+        want: &Want<'_, N>,
         spawner: Spawner,
         era: u32,
     ) -> Option<Left> {
@@ -211,7 +266,7 @@ impl<const N: usize> Supervisor<N> {
             };
             let s = wave.state[i];
             let candidate = if fresh {
-                node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
+                want.has(i, node)
             } else {
                 matches!(s, WAITING | DEFERRED | RETRY)
             };
@@ -259,6 +314,15 @@ impl<const N: usize> Supervisor<N> {
         }
         if held == DEFERRED {
             return DEFERRED;
+        }
+        if let Some(why) = blocked_by(node.flags()) {
+            // Latched (or detached) during the wave: refused now, not at
+            // the end of a gate wait it no longer needs.
+            node.drop_retry();
+            return match self.spawned(node, Err(why.into())) {
+                Err(e) => wave.failed(e),
+                Ok(()) => FREE,
+            };
         }
         let before = wave.state[i];
         if before == RETRY {
@@ -308,10 +372,7 @@ impl<const N: usize> Supervisor<N> {
         };
         match outcome {
             Ok(()) => FREE,
-            Err(e) => {
-                wave.first.get_or_insert(e);
-                FAILED
-            }
+            Err(e) => wave.failed(e),
         }
     }
 }

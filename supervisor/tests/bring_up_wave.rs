@@ -1,0 +1,154 @@
+//! `activate` and `restart` bring their nodes up as a wave (issue 13, item
+//! 1), as `start` does: on a real executor and the mock clock, independent
+//! slow gates overlap, a node waits only for its own dependencies, and a
+//! failure keeps down only the failed node and what depends on it.
+mod common;
+
+use common::Event::Spawned;
+use embassy_executor::Spawner;
+use embassy_futures::select::{Either, select};
+use embassy_supervisor::{
+    FaultKind, Gate, Graph, Mode, NodeFault, NodeSpec, ResourceSlot, Supervisor, TaskNode,
+};
+use embassy_time::{Duration, Instant};
+
+static GA: ResourceSlot<()> = ResourceSlot::new();
+static GB: ResourceSlot<()> = ResourceSlot::new();
+static GD: ResourceSlot<()> = ResourceSlot::new();
+static GATES_A: [&dyn Gate; 1] = [&GA];
+static GATES_B: [&dyn Gate; 1] = [&GB];
+static GATES_D: [&dyn Gate; 1] = [&GD];
+
+const fn node(name: &'static str, at: u8, gates: &'static [&'static dyn Gate]) -> NodeSpec {
+    NodeSpec::new(name, Mode::Terminate)
+        .with_spawn(common::spawn_worker)
+        .with_resources(gates)
+        .with_slot_timeout(1000)
+        .at(at)
+}
+
+// R the root; A and B gated and independent, on R; C free, on R; D gated,
+// on A; E free, on D.
+static R: TaskNode = TaskNode::new(&node("R", 0, &[]));
+static A: TaskNode = TaskNode::new(&node("A", 1, &GATES_A));
+static B: TaskNode = TaskNode::new(&node("B", 2, &GATES_B));
+static C: TaskNode = TaskNode::new(&node("C", 3, &[]));
+static D: TaskNode = TaskNode::new(&node("D", 4, &GATES_D));
+static E: TaskNode = TaskNode::new(&node("E", 5, &[]));
+static G: Graph<6> = Graph::new(
+    [Some(&R), Some(&A), Some(&B), Some(&C), Some(&D), Some(&E)],
+    [&[], &[0], &[0], &[0], &[1], &[4]],
+);
+static SUP: Supervisor<6> = Supervisor::new(&G);
+const ALL: [&TaskNode; 6] = [&R, &A, &B, &C, &D, &E];
+const GATES: [&ResourceSlot<()>; 3] = [&GA, &GB, &GD];
+
+/// Everything up (gates open), then the gates closed: a bring-up from here
+/// waits for each gate again.
+async fn all_up(s: Spawner) {
+    for g in GATES {
+        g.provide(());
+    }
+    assert!(SUP.start(s).await.is_ok());
+    assert!(ALL.iter().all(|n| n.is_running()));
+    for g in GATES {
+        g.clear();
+    }
+}
+
+/// Step the mock clock 1 ms at a time, filling each gate at its mock ms.
+async fn clock(fills: &[(u64, &'static ResourceSlot<()>)]) -> ! {
+    let start = Instant::now();
+    loop {
+        let t = (Instant::now() - start).as_millis();
+        for (at, gate) in fills {
+            if *at == t {
+                gate.provide(());
+            }
+        }
+        common::settle().await;
+        common::advance(Duration::from_millis(1));
+    }
+}
+
+/// Run `verb` against the clock: its result, how long it took (mock ms),
+/// and when each node was spawned.
+async fn timed(
+    verb: impl Future<Output = Result<(), NodeFault>>,
+    fills: &[(u64, &'static ResourceSlot<()>)],
+) -> (Result<(), NodeFault>, u64, Vec<(&'static str, u64)>) {
+    common::log::clear();
+    let begin = Instant::now();
+    let Either::First(r) = select(verb, clock(fills)).await;
+    let took = (Instant::now() - begin).as_millis();
+    let spawned = common::log::entries()
+        .into_iter()
+        .filter(|e| e.event == Spawned)
+        .map(|e| (e.node, (e.at - begin).as_millis()))
+        .collect();
+    (r, took, spawned)
+}
+
+/// B's gate opens at 300 ms, A's at 900, D's at 1500.
+const STAGGERED: [(u64, &ResourceSlot<()>); 3] = [(300, &GB), (900, &GA), (1500, &GD)];
+/// What a wave spawns under [`STAGGERED`]: C and B wait for nobody but
+/// R, D and E for A. One at a time, A's 900 ms would come before B and C.
+const OVERLAPPED: [(&str, u64); 6] = [
+    ("R", 0),
+    ("C", 0),
+    ("B", 300),
+    ("A", 900),
+    ("D", 1500),
+    ("E", 1500),
+];
+
+/// A's gate never opens: A fails at its 1000 ms budget, D and E (which
+/// need it) stay down, the rest come up.
+fn only_a_subtree_down(r: Result<(), NodeFault>, took: u64, spawned: &[(&str, u64)]) {
+    assert!(
+        matches!(r, Err(NodeFault { node, kind: FaultKind::ResourceEmpty { gate: 0 } }) if node.name == "A"),
+        "{r:?}"
+    );
+    assert_eq!(SUP.failed_node().map(|n| n.name), Some("A"));
+    assert_eq!(spawned, [("R", 0), ("C", 0), ("B", 300)]);
+    assert_eq!(took, 1000);
+    assert!(R.is_running() && B.is_running() && C.is_running());
+    assert!(!A.is_running() && !D.is_running() && !E.is_running());
+}
+
+#[test]
+fn activate_overlaps_independent_slow_gates() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        all_up(s).await;
+        assert!(SUP.deactivate(&R).await.is_ok());
+        let (r, took, spawned) = timed(SUP.activate(&R, s), &STAGGERED).await;
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(spawned, OVERLAPPED);
+        assert_eq!(took, 1500);
+        assert!(ALL.iter().all(|n| n.is_running()));
+        assert!(SUP.teardown().await.is_ok());
+        common::pass();
+    }
+    common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
+}
+
+#[test]
+fn activate_keeps_down_only_the_failed_subtree() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        all_up(s).await;
+        assert!(SUP.deactivate(&R).await.is_ok());
+        let (r, took, spawned) = timed(SUP.activate(&R, s), &[(0, &GD), (300, &GB)]).await;
+        only_a_subtree_down(r, took, &spawned);
+        // Nothing is left latched or held: `start` brings the rest up.
+        assert!(ALL.iter().all(|n| !n.is_disabled() && !n.is_held()));
+        GA.provide(());
+        GD.provide(());
+        assert!(SUP.start(s).await.is_ok());
+        assert!(ALL.iter().all(|n| n.is_running()));
+        assert!(SUP.teardown().await.is_ok());
+        common::pass();
+    }
+    common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
+}
