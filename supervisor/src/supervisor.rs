@@ -710,6 +710,12 @@ impl<const N: usize> Cascade<N> {
         up
     }
 
+    /// Member `i` is to be brought back up, whatever it is now (a restart
+    /// marks what runs before it stops it).
+    fn come_back(&mut self, i: usize) {
+        self.set[i] = UP;
+    }
+
     /// Member `i` is to be brought up.
     fn wants(&self, i: usize) -> bool {
         self.set[i] == UP

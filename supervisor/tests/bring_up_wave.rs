@@ -49,6 +49,11 @@ async fn all_up(s: Spawner) {
     for g in GATES {
         g.provide(());
     }
+    // Lift any latch an earlier test left: activating the leaves lifts
+    // their dependencies' too.
+    for leaf in [&B, &C, &E] {
+        assert!(SUP.activate(leaf, s).await.is_ok());
+    }
     assert!(SUP.start(s).await.is_ok());
     assert!(ALL.iter().all(|n| n.is_running()));
     for g in GATES {
@@ -147,6 +152,65 @@ fn activate_keeps_down_only_the_failed_subtree() {
         GD.provide(());
         assert!(SUP.start(s).await.is_ok());
         assert!(ALL.iter().all(|n| n.is_running()));
+        assert!(SUP.teardown().await.is_ok());
+        common::pass();
+    }
+    common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
+}
+
+#[test]
+fn restart_overlaps_independent_slow_gates() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        all_up(s).await;
+        let (r, took, spawned) = timed(SUP.restart(&R, s), &STAGGERED).await;
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(spawned, OVERLAPPED);
+        assert_eq!(took, 1500);
+        assert!(ALL.iter().all(|n| n.is_running()));
+        assert!(SUP.teardown().await.is_ok());
+        common::pass();
+    }
+    common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
+}
+
+#[test]
+fn restart_keeps_down_only_the_failed_subtree() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        all_up(s).await;
+        let (r, took, spawned) = timed(SUP.restart(&R, s), &[(0, &GD), (300, &GB)]).await;
+        only_a_subtree_down(r, took, &spawned);
+        assert!(SUP.teardown().await.is_ok());
+        common::pass();
+    }
+    common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
+}
+
+#[test]
+fn a_latch_during_the_wave_refuses_at_once() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        // A waits for its gate during the restart's bring-up; a
+        // `deactivate(A)` then refuses it (and D, E) at once, not at the
+        // end of A's 1000 ms budget; B and C still come up.
+        all_up(s).await;
+        let begin = Instant::now();
+        let (r, _) = embassy_futures::join::join(SUP.restart(&R, s), async {
+            common::settle().await;
+            assert!(R.is_running() && C.is_running() && !A.is_running());
+            assert!(SUP.deactivate(&A).await.is_ok());
+            common::settle().await;
+            GB.provide(());
+        })
+        .await;
+        assert_eq!((Instant::now() - begin).as_millis(), 0);
+        assert!(
+            matches!(r, Err(NodeFault { node, kind: FaultKind::Refused(embassy_supervisor::Refusal::Disabled) }) if node.name == "A"),
+            "{r:?}"
+        );
+        assert!(R.is_running() && B.is_running() && C.is_running());
+        assert!(!A.is_running() && !D.is_running() && !E.is_running());
         assert!(SUP.teardown().await.is_ok());
         common::pass();
     }

@@ -96,12 +96,13 @@ async fn rest_for_one(spawner: Spawner) {
     assert_eq!(common::log::order(Spawned), ["MID", "TOP"]);
     assert_eq!(running(), ["BASE", "MID", "TOP", "SIDE", "OTHER"]);
 
-    // A failed spawn names the node; the nodes before it are back up.
+    // A failed spawn names the node, and keeps down only it and what
+    // depends on it (TOP): SIDE, which does not, comes back.
     common::fault::refuse_spawn(&MID);
     let fault = SUP.restart(&BASE, spawner).await.unwrap_err();
     assert_eq!(fault, NodeFault::new(&MID, FaultKind::SpawnBusy));
     assert_eq!(SUP.failed_node().map(|n| n.name), Some("MID"));
-    assert_eq!(running(), ["BASE", "OTHER"]);
+    assert_eq!(running(), ["BASE", "SIDE", "OTHER"]);
     common::fault::clear();
     SUP.teardown().await.unwrap();
     common::pass();

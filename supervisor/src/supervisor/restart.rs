@@ -1,9 +1,10 @@
 //! `Supervisor::restart`: cycle one node and what runs on top of it
 //! (Erlang's rest-for-one), over the same dependents traversal `deactivate`
-//! uses, and the one bring-up path every verb uses.
+//! uses: a stop wave, then a bring-up wave (as `start`'s).
 
 use embassy_executor::Spawner;
 
+use super::start_wave::Want;
 use super::stop_wave::{OnMiss, stop_wave};
 use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
@@ -53,10 +54,13 @@ fn take_budget(node: &'static TaskNode) -> Result<(), NodeFault> {
 impl<const N: usize> Supervisor<N> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
     /// and the node itself as a stop wave (a node once its dependents
-    /// acked, unrelated ones at once; aborts at the first missed ack), then bring
-    /// them back in dependency order through the one bring-up path, so gates
-    /// and `ready` dependencies are waited for again (each bounded by the
-    /// node's slot timeout). The node comes back even if it was down (an
+    /// acked, unrelated ones at once; aborts at the first missed ack), then
+    /// bring them back as [`start`](Self::start) does, so gates and `ready`
+    /// dependencies are waited for again: a node whose gates are open comes
+    /// back at once; past the first that must wait, as a wave (a node once
+    /// its dependencies are back and its gates open, unrelated slow gates
+    /// overlapping; each node waits at most its own slot timeout, counted
+    /// from when it begins to wait for its gates). The node comes back even if it was down (an
     /// exited `Terminate` worker); a dependent comes back only if it was
     /// running. Detached nodes are never touched, nor what depends on the
     /// node only through one. A pool member restarts alone (not its pool).
@@ -79,13 +83,14 @@ impl<const N: usize> Supervisor<N> {
     /// Errors: a refusal names the node held down; a missed ack
     /// ([`FaultKind::AckMissed`]) names the node still up (its dependents
     /// are down); a failed spawn names the node that did not come back and
-    /// the gate that stayed closed (the nodes before it in the dependency
-    /// order are back up, it and the ones after it are down).
+    /// the gate that stayed closed. A node that does not come back (failed
+    /// or refused) keeps down itself and the restarted nodes that depend on
+    /// it; the others come back. The first such fault is returned.
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
-    /// edges; the future holds two `[bool; N]` and the stop wave's 11 bytes
-    /// per slot.
+    /// edges; the future holds a `[u8; N]`, the stop wave's 11 bytes per
+    /// slot and (once a node must wait) the bring-up wave's 9.
     pub async fn restart(
         &self,
         node: &'static TaskNode,
@@ -110,19 +115,20 @@ impl<const N: usize> Supervisor<N> {
         let mut set = Cascade::<N>::new(0);
         set.add(self.graph, seed, node);
         set.close_over_dependents(self.graph);
-        let span = &self.graph.order[set.lo..=set.hi];
         // Who comes back: the node, and each member of the set up now.
-        let mut back = [false; N];
-        back[seed] = true;
-        for &i in span {
+        set.come_back(seed);
+        for &i in &self.graph.order[set.lo..=set.hi] {
             let i = i as usize;
             let up = |n: &TaskNode| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
             if set.has(i) && self.graph.node(i).is_some_and(up) {
-                back[i] = true;
+                set.come_back(i);
             }
         }
         stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
-        let result = self.bring_back(span, &back, spawner, era).await;
+        let span = (set.lo, set.hi);
+        let result = self
+            .bring_up_span(span, Want::Marked(&set), spawner, era)
+            .await;
         notify::changed();
         #[cfg(feature = "events")]
         match result {
@@ -134,68 +140,5 @@ impl<const N: usize> Supervisor<N> {
             Err(_) => {}
         }
         result
-    }
-
-    /// Bring up, in dependency order, the nodes of `span` marked in `back`.
-    /// A node latched meanwhile (a `deactivate` in flight) is skipped, and
-    /// the first such refusal returned at the end: its dependents are held
-    /// by the same latch, everything else comes back. A teardown that began
-    /// or a failed spawn ends the bring-up at once (nothing after a failed
-    /// node may run without it).
-    async fn bring_back(
-        &self,
-        span: &[u8],
-        back: &[bool; N],
-        spawner: Spawner,
-        era: u32,
-    ) -> Result<(), NodeFault> {
-        let mut first_refusal = Ok(());
-        for &i in span {
-            let i = i as usize;
-            let Some(n) = self.graph.node(i).filter(|_| back[i]) else {
-                continue;
-            };
-            let outcome = self.come_back(n, spawner, era).await;
-            match outcome.map_err(|e| (e, e.kind)) {
-                Ok(()) => {}
-                Err((e, FaultKind::Refused(Refusal::Halted))) => return Err(e),
-                Err((e, FaultKind::Refused(_))) => first_refusal = first_refusal.and(Err(e)),
-                Err((e, _)) => return Err(e),
-            }
-        }
-        first_refusal
-    }
-
-    /// Bring one node of the restarted set up, unless something won over it.
-    async fn come_back(
-        &self,
-        n: &'static TaskNode,
-        spawner: Spawner,
-        era: u32,
-    ) -> Result<(), NodeFault> {
-        self.may_come_back(n, era)?;
-        let spawned = match self.bring_up_now(n, spawner, era) {
-            Some(now) => now,
-            None => self.bring_up(n, spawner, era).await,
-        };
-        spawned.or_else(|fault| {
-            // A latch or a teardown that won the race (while a gate was
-            // waited for) is the refusal it is, not the gate's timeout.
-            self.may_come_back(n, era)?;
-            Err(fault)
-        })
-    }
-
-    /// `Err` if a `deactivate` latched `n` or a teardown began since `era`.
-    fn may_come_back(&self, n: &'static TaskNode, era: u32) -> Result<(), NodeFault> {
-        let why = if self.era() != era {
-            Some(Refusal::Halted)
-        } else {
-            blocked_by(n.flags())
-        };
-        match why {
-            Some(why) => Err(NodeFault::new(n, FaultKind::Refused(why))),
-            None => Ok(()),
-        }
     }
 }
