@@ -1,5 +1,7 @@
-//! The bring-up wave: the part of `start` / `respawn_terminate` after the
-//! first node that cannot come up at once. Every node comes up as soon as
+//! The bring-up of `start`, `respawn_terminate`, `activate` and `restart`:
+//! a fast path in dependency order while every node can come up at once,
+//! then, from the first node that cannot, the bring-up wave. Every node
+//! comes up as soon as
 //! its dependencies in the wave are up and its own gates are open, so
 //! independent slow gates overlap and a blocked node holds up only what
 //! depends on it.
@@ -13,7 +15,8 @@
 //!   its own `slot_timeout`, counted from when it began waiting: a node
 //!   that first waits for its dependencies waits for them without a bound
 //!   of its own, and its budget starts when they are up;
-//! - a failure (a gate that stayed closed, a refused spawn) keeps down the
+//! - a failure (a gate that stayed closed, a refused spawn, a node latched
+//!   meanwhile: refused at the next pass) keeps down the
 //!   failed node and everything in the wave that depends on it, and
 //!   nothing else: the other nodes still come up. The verb returns the
 //!   first failure's error, and `failed_node` names that node;
@@ -25,9 +28,14 @@
 //!   the wave ends first (a teardown, a latch, a dropped future), the
 //!   node's pending retry goes with it, so its next bring-up gets its own.
 //!
+//! Budget per node: at most its own `slot_timeout` of gate waiting, from
+//! when its dependencies in the wave are up; so the verb takes at most the
+//! longest chain's sum of slot timeouts, not the sum over all nodes.
+//!
 //! Cost: no allocation; the future holds a state byte and a deadline per
-//! slot (9 bytes). A graph whose gates are open never gets here (the fast
-//! path in `bring_up_in_order` costs what it did). Each wake-up (a change:
+//! slot (9 bytes). A span whose gates are open never gets past the fast
+//! path ([`bring_up_span`](Supervisor::bring_up_span): one check and one
+//! `bring_up_now` per node, as one-at-a-time cost). Each wake-up (a change:
 //! a slot filled, a node ready, or the earliest deadline) re-checks only
 //! the span of the dependency order that still has waiting nodes, and the
 //! edges of its waiting nodes.
