@@ -24,7 +24,7 @@ mod restart;
 mod start_wave;
 mod stop_wave;
 
-use start_wave::Want;
+use start_wave::{FastPath, Want};
 use stop_wave::{OnMiss, stop_wave};
 
 #[allow(deprecated)]
@@ -207,10 +207,28 @@ impl<const N: usize> Supervisor<N> {
     ) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
-        let whole = (0, N.saturating_sub(1));
-        let result = self
-            .bring_up_span(whole, Want::Each(wanted), spawner, era)
-            .await;
+        let mut result = Ok(());
+        // The fast path: nodes whose gates are open come up here, in
+        // order, with no per-node state. The first node that has to wait
+        // (or fails) hands the rest of the order to the bring-up wave.
+        for (rank, &i) in self.graph.order.iter().enumerate() {
+            let Some(node) = self.graph.node(i as usize) else {
+                continue;
+            };
+            if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
+                continue;
+            }
+            let failed = match self.bring_up_now(node, spawner, era) {
+                Some(Ok(())) => continue,
+                Some(Err(e)) => Some(e),
+                None => None,
+            };
+            let rest = (rank, N.saturating_sub(1));
+            result = self
+                .start_wave(rest, failed, &Want::Each(wanted), spawner, era)
+                .await;
+            break;
+        }
         notify::changed();
         result
     }
@@ -315,6 +333,9 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
+        // Nodes come up as they are released (the fast path), until one
+        // has to wait or fails: the wave then takes the rest.
+        let mut fast = FastPath::new();
         let (lo, mut hi) = (set.lo, set.hi);
         for &i in &self.graph.order[lo..=hi] {
             let i = i as usize;
@@ -323,13 +344,15 @@ impl<const N: usize> Supervisor<N> {
             };
             n.set_disabled(false);
             n.set_held(false);
-            set.want_up(i, n);
+            if set.want_up(i, n) {
+                fast.try_now(self, i, n, spawner, era);
+            }
         }
         // Forwards from the set, every dependent comes after its
         // dependencies: one pass reaches the set's dependents, and releases
         // each held one whose dependencies (decided earlier in this same
         // pass) no longer block it. O(nodes + edges) past the set.
-        for (r, &i) in self.graph.order.iter().enumerate().skip(lo) {
+        for &i in &self.graph.order[lo..] {
             let i = i as usize;
             let Some(n) = self.graph.node(i) else {
                 continue;
@@ -350,12 +373,13 @@ impl<const N: usize> Supervisor<N> {
             if n.is_held() && !blocked {
                 n.set_held(false);
                 if !n.is_disabled() && set.want_up(i, n) {
-                    hi = hi.max(r);
+                    hi = hi.max(self.graph.rank(i));
+                    fast.try_now(self, i, n, spawner, era);
                 }
             }
         }
         let result = self
-            .bring_up_span((lo, hi), Want::Marked(&set), spawner, era)
+            .rest_as_wave(fast, hi, Want::Marked(&set), spawner, era)
             .await;
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
@@ -753,10 +777,9 @@ impl<const N: usize> Cascade<N> {
         }
     }
 
+    // Every verb adds its members before it marks any `UP`.
     fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
-        if self.set[i] == OUT {
-            self.set[i] = IN;
-        }
+        self.set[i] = IN;
         match self.latch {
             flag::DISABLED => n.set_disabled(true),
             flag::HELD => n.set_held(true),

@@ -4,7 +4,7 @@
 
 use embassy_executor::Spawner;
 
-use super::start_wave::Want;
+use super::start_wave::{FastPath, Want};
 use super::stop_wave::{OnMiss, stop_wave};
 use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
@@ -125,9 +125,19 @@ impl<const N: usize> Supervisor<N> {
             }
         }
         stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
-        let span = (set.lo, set.hi);
+        let mut fast = FastPath::new();
+        for &i in &self.graph.order[set.lo..=set.hi] {
+            let i = i as usize;
+            let back = self
+                .graph
+                .node(i)
+                .filter(|n| set.wants(i) && !n.is_running());
+            if let Some(n) = back {
+                fast.try_now(self, i, n, spawner, era);
+            }
+        }
         let result = self
-            .bring_up_span(span, Want::Marked(&set), spawner, era)
+            .rest_as_wave(fast, set.hi, Want::Marked(&set), spawner, era)
             .await;
         notify::changed();
         #[cfg(feature = "events")]

@@ -34,8 +34,8 @@
 //!
 //! Cost: no allocation; the future holds a state byte and a deadline per
 //! slot (9 bytes). A span whose gates are open never gets past the fast
-//! path ([`bring_up_span`](Supervisor::bring_up_span): one check and one
-//! `bring_up_now` per node, as one-at-a-time cost). Each wake-up (a change:
+//! path (each verb's own walk: one check and one `bring_up_now` per node,
+//! the cost one-at-a-time had; [`FastPath`] for the cascades). Each wake-up (a change:
 //! a slot filled, a node ready, or the earliest deadline) re-checks only
 //! the span of the dependency order that still has waiting nodes, and the
 //! edges of its waiting nodes.
@@ -67,6 +67,41 @@ const DEFERRED: u8 = 2;
 const FAILED: u8 = 3;
 /// Its spawn returned a first `Busy`: tried again at a later poll.
 const RETRY: u8 = 4;
+
+/// A bring-up's fast path, walked by its verb in dependency order: nodes
+/// come up at once (no per-node state) until the first that has to wait or
+/// fails; from that one on, the wave takes the rest.
+pub(super) struct FastPath {
+    /// Slot of the first node that did not come up at once, with its
+    /// fault if it failed.
+    handed: Option<(usize, Option<NodeFault>)>,
+}
+
+impl FastPath {
+    pub(super) const fn new() -> Self {
+        Self { handed: None }
+    }
+
+    /// Bring node `i` (one to come up, its dependencies before it in the
+    /// order) up now, unless the wave has taken over.
+    pub(super) fn try_now<const N: usize>(
+        &mut self,
+        sup: &Supervisor<N>,
+        i: usize,
+        node: &'static TaskNode,
+        spawner: Spawner,
+        era: u32,
+    ) {
+        if self.handed.is_some() {
+            return;
+        }
+        match sup.bring_up_now(node, spawner, era) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => self.handed = Some((i, Some(e))),
+            None => self.handed = Some((i, None)),
+        }
+    }
+}
 
 /// Which nodes a bring-up brings up.
 pub(super) enum Want<'a, const N: usize> {
@@ -149,37 +184,31 @@ impl<const N: usize> Drop for StartWave<N> {
 }
 
 impl<const N: usize> Supervisor<N> {
-    /// Bring up the nodes `want` selects among ranks `lo..=hi` of the
-    /// dependency order, in order: the fast path. Nodes whose gates are
-    /// open come up here with no per-node state; the first node that has
-    /// to wait (or fails) hands the rest of the span to the wave.
-    pub(super) async fn bring_up_span(
+    /// The rest of a bring-up whose fast path handed over at `fast` (if
+    /// it did): the wave over ranks up to `hi`.
+    pub(super) async fn rest_as_wave(
         &self,
-        (lo, hi): (usize, usize),
+        fast: FastPath,
+        hi: usize,
         want: Want<'_, N>,
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
-        for r in lo..=hi.min(N.saturating_sub(1)) {
-            let i = self.graph.order[r] as usize;
-            let Some(node) = self.graph.node(i).filter(|n| want.has(i, n)) else {
-                continue;
-            };
-            let failed = match self.bring_up_now(node, spawner, era) {
-                Some(Ok(())) => continue,
-                Some(Err(e)) => Some(e),
-                None => None,
-            };
-            return self.start_wave((r, hi), failed, &want, spawner, era).await;
+        match fast.handed {
+            None => Ok(()),
+            Some((i, failed)) => {
+                let from = self.graph.rank(i);
+                self.start_wave((from, hi), failed, &want, spawner, era)
+                    .await
+            }
         }
-        Ok(())
     }
 
     /// Bring up the nodes `want` selects among ranks `from..=hi`, as a
     /// wave (see the module docs). `failed` is the node at `from` if its
     /// spawn already failed (the fast path tried it); otherwise it is tried
     /// again here.
-    async fn start_wave(
+    pub(super) async fn start_wave(
         &self,
         (from, hi): (usize, usize),
         failed: Option<NodeFault>,
