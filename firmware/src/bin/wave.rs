@@ -7,7 +7,12 @@
 //!    dependency) is never asked to stop; LEFT is down;
 //! 3. bring-up: GATED's slot never fills, FREE (after it in the order,
 //!    unrelated) still comes up, AFTER (needs GATED) stays down, and
-//!    `failed_node` names GATED.
+//!    `failed_node` names GATED;
+//! 4. `activate` as a wave: after `deactivate(GATED)`, `activate(GATED)`
+//!    fails at GATED's gate and AFTER (its released dependent) stays down
+//!    with it; after `deactivate(BASE)`, `activate(BASE)` brings SLOW2 up
+//!    while SLOW1 (before it in the order, unrelated) still waits for its
+//!    gate.
 #![no_std]
 #![no_main]
 
@@ -83,6 +88,67 @@ static AFTER: TaskNode = TaskNode::new(&spec("AFTER", 2));
 static STARTS: Graph<3> = Graph::new([Some(&GATED), Some(&FREE), Some(&AFTER)], [&[], &[], &[0]]);
 static SUP_STARTS: Supervisor<3> = Supervisor::new(&STARTS);
 
+static G1: ResourceSlot<()> = ResourceSlot::new();
+static G2: ResourceSlot<()> = ResourceSlot::new();
+static GATES_1: [&dyn Gate; 1] = [&G1];
+static GATES_2: [&dyn Gate; 1] = [&G2];
+
+const fn slow(name: &'static str, at: u8, gates: &'static [&'static dyn Gate]) -> NodeSpec {
+    NodeSpec::new(name, Mode::Terminate)
+        .with_spawn(spawn_worker)
+        .with_resources(gates)
+        .with_slot_timeout(100)
+        .with_ack_timeout(100)
+        .at(at)
+}
+
+static BASE: TaskNode = TaskNode::new(&spec("BASE", 0));
+static SLOW1: TaskNode = TaskNode::new(&slow("SLOW1", 1, &GATES_1));
+static SLOW2: TaskNode = TaskNode::new(&slow("SLOW2", 2, &GATES_2));
+static ACTS: Graph<3> = Graph::new([Some(&BASE), Some(&SLOW1), Some(&SLOW2)], [&[], &[0], &[0]]);
+static SUP_ACTS: Supervisor<3> = Supervisor::new(&ACTS);
+/// SLOW2 was up while SLOW1 still waited for its gate.
+static OVERLAPPED: AtomicBool = AtomicBool::new(false);
+
+/// Fill G2 at 10 ms and G1 at 20 ms, noting whether SLOW2 came up before
+/// SLOW1's gate opened.
+#[embassy_executor::task]
+async fn filler() {
+    Timer::after_millis(10).await;
+    G2.provide(());
+    Timer::after_millis(10).await;
+    OVERLAPPED.store(SLOW2.is_running() && !SLOW1.is_running(), Ordering::Release);
+    G1.provide(());
+}
+
+/// Part 4: `activate` brings its nodes up as a wave.
+async fn activate_as_wave(spawner: Spawner) {
+    check("wave: teardown of the gated graph", SUP_STARTS.teardown().await.is_ok());
+    check("wave: deactivate(GATED)", SUP_STARTS.deactivate(&GATED).await.is_ok());
+    let r = SUP_STARTS.activate(&GATED, spawner).await;
+    check(
+        "wave: activate keeps a failed node's dependents down",
+        r.is_err_and(|e| core::ptr::eq(e.node, &GATED))
+            && !AFTER.is_running()
+            && !AFTER.is_held()
+            && !GATED.is_disabled(),
+    );
+
+    G1.provide(());
+    G2.provide(());
+    check("wave: start the overlap graph", SUP_ACTS.start(spawner).await.is_ok());
+    check("wave: deactivate(BASE)", SUP_ACTS.deactivate(&BASE).await.is_ok());
+    G1.clear();
+    G2.clear();
+    spawner.spawn(filler().unwrap());
+    let r = SUP_ACTS.activate(&BASE, spawner).await;
+    check(
+        "wave: activate overlaps independent slow gates",
+        r.is_ok() && OVERLAPPED.load(Ordering::Acquire) && SLOW1.is_running(),
+    );
+    check("wave: cleanup of the overlap graph", SUP_ACTS.teardown().await.is_ok());
+}
+
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
     check("wave: start", SUP.start(spawner).await.is_ok());
@@ -121,6 +187,7 @@ async fn main_task(spawner: Spawner) {
             && FREE.is_running()
             && !AFTER.is_running(),
     );
+    activate_as_wave(spawner).await;
     finish()
 }
 
