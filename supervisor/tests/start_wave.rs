@@ -359,6 +359,17 @@ fn a_wave_abandoned_after_a_first_busy_leaves_no_retry_pending() {
             "a stale retry mark made the first Busy final: {r:?}"
         );
         assert_eq!(ATTEMPTS[1].load(SeqCst), 2);
+
+        // `restart` brings a node back through the same wave: its first
+        // `Busy` is retried after an executor pass.
+        for k in 0..2 {
+            ATTEMPTS[k].store(0, SeqCst);
+            REFUSE[k].store(1, SeqCst);
+        }
+        assert!(RSUP.restart(&F1, s).await.is_ok());
+        assert!(RSUP.restart(&F2, s).await.is_ok());
+        retried_after_a_pass();
+        assert!(F1.is_running() && F2.is_running());
         assert!(RSUP.teardown().await.is_ok());
         stop_ticker().await;
         common::pass();
