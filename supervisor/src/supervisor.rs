@@ -220,7 +220,7 @@ impl<const N: usize> Supervisor<N> {
             }
             let failed = match self.bring_up_now(node, spawner, era) {
                 Some(Ok(())) => continue,
-                Some(Err(e)) => Some(e),
+                Some(Err(e)) => Some((i as usize, e)),
                 None => None,
             };
             let rest = (rank, N.saturating_sub(1));
@@ -336,7 +336,7 @@ impl<const N: usize> Supervisor<N> {
         // Nodes come up as they are released (the fast path), until one
         // has to wait or fails: the wave then takes the rest.
         let mut fast = FastPath::new();
-        let (lo, mut hi) = (set.lo, set.hi);
+        let (lo, hi) = (set.lo, set.hi);
         for &i in &self.graph.order[lo..=hi] {
             let i = i as usize;
             let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
@@ -344,8 +344,8 @@ impl<const N: usize> Supervisor<N> {
             };
             n.set_disabled(false);
             n.set_held(false);
-            if set.want_up(i, n) {
-                fast.try_now(self, i, n, spawner, era);
+            if comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
+                set.come_up(i);
             }
         }
         // Forwards from the set, every dependent comes after its
@@ -372,14 +372,13 @@ impl<const N: usize> Supervisor<N> {
             });
             if n.is_held() && !blocked {
                 n.set_held(false);
-                if !n.is_disabled() && set.want_up(i, n) {
-                    hi = hi.max(self.graph.rank(i));
-                    fast.try_now(self, i, n, spawner, era);
+                if !n.is_disabled() && comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
+                    set.come_up(i);
                 }
             }
         }
         let result = self
-            .rest_as_wave(fast, hi, Want::Marked(&set), spawner, era)
+            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
             .await;
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
@@ -724,19 +723,9 @@ impl<const N: usize> Cascade<N> {
         self.set[i] = IN;
     }
 
-    /// Member `i` is to be brought up, unless it is an `OnDemand` node
-    /// (its pool grows it) or up: `true` if marked.
-    fn want_up(&mut self, i: usize, n: &TaskNode) -> bool {
-        let up = n.mode() != Mode::OnDemand && !n.is_running();
-        if up {
-            self.set[i] = UP;
-        }
-        up
-    }
-
-    /// Member `i` is to be brought back up, whatever it is now (a restart
-    /// marks what runs before it stops it).
-    fn come_back(&mut self, i: usize) {
+    /// Member `i` is left to the bring-up wave (or, for a restart, to be
+    /// brought back up).
+    fn come_up(&mut self, i: usize) {
         self.set[i] = UP;
     }
 
@@ -789,6 +778,12 @@ impl<const N: usize> Cascade<N> {
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
     }
+}
+
+/// An activation brings `n` up: it is down and not an `OnDemand` node
+/// (its pool grows it).
+fn comes_up(n: &TaskNode) -> bool {
+    n.mode() != Mode::OnDemand && !n.is_running()
 }
 
 /// What holds `node` down, if anything, given its flags.

@@ -216,3 +216,39 @@ fn a_latch_during_the_wave_refuses_at_once() {
     }
     common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
 }
+
+// S <- D; S, GT <- T; GT's gate opens late. `activate(T)` enables S, GT
+// and T; D (S's dependent, held by a `deactivate(S)`) is released by the
+// same call and comes before GT in the order: the wave that takes over at
+// GT must still bring D up.
+static GT_GATE: ResourceSlot<()> = ResourceSlot::new();
+static GATES_GT: [&dyn Gate; 1] = [&GT_GATE];
+static S: TaskNode = TaskNode::new(&node("S", 0, &[]));
+static DS: TaskNode = TaskNode::new(&node("D", 1, &[]));
+static GT: TaskNode = TaskNode::new(&node("GT", 2, &GATES_GT));
+static T: TaskNode = TaskNode::new(&node("T", 3, &[]));
+static G2: Graph<4> = Graph::new(
+    [Some(&S), Some(&DS), Some(&GT), Some(&T)],
+    [&[], &[0], &[], &[0, 2]],
+);
+static SUP2: Supervisor<4> = Supervisor::new(&G2);
+const ALL2: [&TaskNode; 4] = [&S, &DS, &GT, &T];
+
+#[test]
+fn activate_brings_up_a_released_dependent_ordered_before_the_wait() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        GT_GATE.provide(());
+        assert!(SUP2.start(s).await.is_ok());
+        assert!(SUP2.deactivate(&S).await.is_ok());
+        assert!(SUP2.deactivate(&GT).await.is_ok());
+        GT_GATE.clear();
+        let (r, _, spawned) = timed(SUP2.activate(&T, s), &[(100, &GT_GATE)]).await;
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(spawned, [("S", 0), ("D", 0), ("GT", 100), ("T", 100)]);
+        assert!(ALL2.iter().all(|n| n.is_running()));
+        assert!(SUP2.teardown().await.is_ok());
+        common::pass();
+    }
+    common::run(&ALL2, |s| s.spawn(drive(s).unwrap()));
+}

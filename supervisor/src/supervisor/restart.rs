@@ -116,12 +116,12 @@ impl<const N: usize> Supervisor<N> {
         set.add(self.graph, seed, node);
         set.close_over_dependents(self.graph);
         // Who comes back: the node, and each member of the set up now.
-        set.come_back(seed);
+        set.come_up(seed);
         for &i in &self.graph.order[set.lo..=set.hi] {
             let i = i as usize;
             let up = |n: &TaskNode| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
             if set.has(i) && self.graph.node(i).is_some_and(up) {
-                set.come_back(i);
+                set.come_up(i);
             }
         }
         stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
@@ -133,11 +133,14 @@ impl<const N: usize> Supervisor<N> {
                 .node(i)
                 .filter(|n| set.wants(i) && !n.is_running());
             if let Some(n) = back {
-                fast.try_now(self, i, n, spawner, era);
+                if fast.try_now(self, i, n, spawner, era) {
+                    // Done with: the wave must not bring it up again.
+                    set.join(i);
+                }
             }
         }
         let result = self
-            .rest_as_wave(fast, set.hi, Want::Marked(&set), spawner, era)
+            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
             .await;
         notify::changed();
         #[cfg(feature = "events")]

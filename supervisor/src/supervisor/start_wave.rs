@@ -68,22 +68,33 @@ const FAILED: u8 = 3;
 /// Its spawn returned a first `Busy`: tried again at a later poll.
 const RETRY: u8 = 4;
 
-/// A bring-up's fast path, walked by its verb in dependency order: nodes
-/// come up at once (no per-node state) until the first that has to wait or
-/// fails; from that one on, the wave takes the rest.
+/// A cascade's fast path: its verb offers each node to come up, each
+/// after its dependencies; they come up at once (no per-node state) until
+/// the first that has to wait or fails. From then on every node offered is
+/// left to the wave, which covers the ranks of all of them (a cascade may
+/// offer a node ranked before one it offered earlier).
 pub(super) struct FastPath {
-    /// Slot of the first node that did not come up at once, with its
-    /// fault if it failed.
-    handed: Option<(usize, Option<NodeFault>)>,
+    /// Ranks of the first and last node left to the wave (`from > hi`:
+    /// none yet; the fast path is on).
+    from: usize,
+    hi: usize,
+    /// The node whose spawn failed on the fast path (its slot), if one did.
+    failed: Option<(usize, NodeFault)>,
 }
 
 impl FastPath {
     pub(super) const fn new() -> Self {
-        Self { handed: None }
+        Self {
+            from: usize::MAX,
+            hi: 0,
+            failed: None,
+        }
     }
 
-    /// Bring node `i` (one to come up, its dependencies before it in the
-    /// order) up now, unless the wave has taken over.
+    /// Bring node `i` up now if the fast path is still on; otherwise (or
+    /// if it has to wait) leave it to the wave: `false` then, and the
+    /// caller marks it for the wave. `true`: done with here (up, or failed:
+    /// the wave keeps a failed node down with its dependents).
     pub(super) fn try_now<const N: usize>(
         &mut self,
         sup: &Supervisor<N>,
@@ -91,15 +102,22 @@ impl FastPath {
         node: &'static TaskNode,
         spawner: Spawner,
         era: u32,
-    ) {
-        if self.handed.is_some() {
-            return;
+    ) -> bool {
+        let mut done = false;
+        if self.from > self.hi {
+            match sup.bring_up_now(node, spawner, era) {
+                Some(Ok(())) => return true,
+                Some(Err(e)) => {
+                    self.failed = Some((i, e));
+                    done = true;
+                }
+                None => {}
+            }
         }
-        match sup.bring_up_now(node, spawner, era) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => self.handed = Some((i, Some(e))),
-            None => self.handed = Some((i, None)),
-        }
+        let r = sup.graph.rank(i);
+        self.from = self.from.min(r);
+        self.hi = self.hi.max(r);
+        done
     }
 }
 
@@ -184,34 +202,31 @@ impl<const N: usize> Drop for StartWave<N> {
 }
 
 impl<const N: usize> Supervisor<N> {
-    /// The rest of a bring-up whose fast path handed over at `fast` (if
-    /// it did): the wave over ranks up to `hi`.
+    /// The rest of a cascade's bring-up: the wave over what its fast path
+    /// left, if anything.
     pub(super) async fn rest_as_wave(
         &self,
         fast: FastPath,
-        hi: usize,
         want: Want<'_, N>,
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
-        match fast.handed {
-            None => Ok(()),
-            Some((i, failed)) => {
-                let from = self.graph.rank(i);
-                self.start_wave((from, hi), failed, &want, spawner, era)
-                    .await
-            }
+        if fast.from > fast.hi {
+            return Ok(());
         }
+        let span = (fast.from, fast.hi);
+        self.start_wave(span, fast.failed, &want, spawner, era)
+            .await
     }
 
     /// Bring up the nodes `want` selects among ranks `from..=hi`, as a
-    /// wave (see the module docs). `failed` is the node at `from` if its
-    /// spawn already failed (the fast path tried it); otherwise it is tried
-    /// again here.
+    /// wave (see the module docs). `failed` is a node (its slot) of the
+    /// span whose spawn already failed (the fast path tried it): it stays
+    /// down, with its dependents. Every other node is tried here.
     pub(super) async fn start_wave(
         &self,
         (from, hi): (usize, usize),
-        failed: Option<NodeFault>,
+        failed: Option<(usize, NodeFault)>,
         want: &Want<'_, N>,
         spawner: Spawner,
         era: u32,
@@ -220,15 +235,15 @@ impl<const N: usize> Supervisor<N> {
             graph: self.graph,
             state: [FREE; N],
             deadline: [Tick::new(0); N],
-            first: failed,
+            first: None,
             polls: 0,
             busy: false,
         };
-        let mut lo = from;
-        if failed.is_some() {
-            wave.state[self.graph.order[from] as usize] = FAILED;
-            lo += 1;
+        if let Some((slot, e)) = failed {
+            wave.state[slot] = FAILED;
+            wave.first = Some(e);
         }
+        let mut lo = from;
         let mut hi = hi.min(N.saturating_sub(1));
         let mut fresh = true;
         let mut observer = pin!(Observer::new());
@@ -303,7 +318,7 @@ impl<const N: usize> Supervisor<N> {
             };
             let s = wave.state[i];
             let candidate = if fresh {
-                want.has(i, node)
+                s == FREE && want.has(i, node)
             } else {
                 matches!(s, WAITING | DEFERRED | RETRY)
             };
