@@ -60,10 +60,11 @@ impl<const N: usize> Supervisor<N> {
     /// back at once; past the first that must wait, as a wave (a node once
     /// its dependencies are back and its gates open, unrelated slow gates
     /// overlapping; each node waits at most its own slot timeout, counted
-    /// from when it begins to wait for its gates). The node comes back even if it was down (an
-    /// exited `Terminate` worker); a dependent comes back only if it was
-    /// running. Detached nodes are never touched, nor what depends on the
-    /// node only through one. A pool member restarts alone (not its pool).
+    /// from when it begins to wait for its gates). The node comes back even
+    /// if it was down (an exited `Terminate` worker); a dependent comes
+    /// back only if it was running. Detached nodes are never touched, nor
+    /// what depends on the node only through one. A pool member restarts
+    /// alone (not its pool).
     /// The node's own dependencies are left as they are (as with
     /// `start_node`; `activate` is the verb that starts them too).
     ///
