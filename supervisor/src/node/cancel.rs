@@ -2,39 +2,36 @@
 //! work raced against a stop request on its node.
 //!
 //! Hand-written rather than an `async fn`: it lives in every worker's task
-//! storage, which is RAM per node, and as a plain struct it is the node
-//! reference, one flag and the work future, with no generator bookkeeping.
+//! storage, which is RAM per node, and as a plain struct it is the wait on
+//! the node, one flag and the work future, with no generator bookkeeping.
 
 use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use super::TaskNode;
-use crate::notify::Observer;
+use super::{NodeWait, TaskNode};
 
 pin_project_lite::pin_project! {
     /// Resolves with the work's output, or `Err(Aborted)` once a stop is
     /// requested (the work is then dropped in place with this future).
     pub(crate) struct Cancellable<'a, F> {
-        node: &'a TaskNode,
         // Ack the stop when it wins (the `_acked` variant).
         ack: bool,
         #[pin]
         work: F,
-        // Used only if another task already waits on the node.
+        // Gives the node's waker slot back when this future is dropped.
         #[pin]
-        observer: Observer,
+        stop: NodeWait<'a>,
     }
 }
 
 impl<'a, F> Cancellable<'a, F> {
     pub(crate) fn new(node: &'a TaskNode, work: F, ack: bool) -> Self {
         Self {
-            node,
             ack,
             work,
-            observer: Observer::new(),
+            stop: NodeWait::new(node),
         }
     }
 }
@@ -43,15 +40,15 @@ impl<F: Future> Future for Cancellable<'_, F> {
     type Output = Result<F::Output, Aborted>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
+        let mut this = self.project();
         // The work first: a result that is ready wins over a stop arriving in
         // the same poll.
         if let Poll::Ready(v) = this.work.poll(cx) {
             return Poll::Ready(Ok(v));
         }
-        if this.node.stop_seen(cx, this.observer) {
+        if this.stop.as_mut().until(cx, TaskNode::shutdown_requested) {
             if *this.ack {
-                this.node.ack_dropped();
+                this.stop.node().ack_dropped();
             }
             return Poll::Ready(Err(Aborted));
         }
