@@ -267,7 +267,7 @@ impl TaskNode {
         &self,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Aborted>> {
-        Cancellable::new(self, fut, false)
+        Cancellable::<_, cancel::NoAck>::new(self, fut)
     }
 
     /// [`run_cancellable`](Self::run_cancellable), acking the stop on `Err(Aborted)`.
@@ -275,7 +275,7 @@ impl TaskNode {
         &self,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Aborted>> {
-        Cancellable::new(self, fut, true)
+        Cancellable::<_, cancel::Ack>::new(self, fut)
     }
 
     /// Complete the stop handshake: the node reads as down and the waiting

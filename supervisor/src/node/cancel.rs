@@ -3,10 +3,12 @@
 //!
 //! Hand-written rather than an `async fn`: it lives in every worker's task
 //! storage, which is RAM per node, and as a plain struct it is the wait on
-//! the node, one flag and the work future, with no generator bookkeeping.
+//! the node and the work future, with no generator bookkeeping (whether it
+//! acks is part of its type).
 
 use core::fmt;
 use core::future::Future;
+use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
@@ -15,9 +17,9 @@ use super::{NodeWait, TaskNode};
 pin_project_lite::pin_project! {
     /// Resolves with the work's output, or `Err(Aborted)` once a stop is
     /// requested (the work is then dropped in place with this future).
-    pub(crate) struct Cancellable<'a, F> {
-        // Ack the stop when it wins (the `_acked` variant).
-        ack: bool,
+    /// `A`: whether it acks the stop when it wins (the `_acked` variant).
+    pub(crate) struct Cancellable<'a, F, A> {
+        mode: PhantomData<A>,
         #[pin]
         work: F,
         // Gives the node's waker slot back when this future is dropped.
@@ -26,17 +28,36 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<'a, F> Cancellable<'a, F> {
-    pub(crate) fn new(node: &'a TaskNode, work: F, ack: bool) -> Self {
+/// What a [`Cancellable`] does when the stop wins: a type, not a field, so
+/// it costs no RAM in the worker's task storage.
+pub(crate) trait OnStop {
+    const ACK: bool;
+}
+
+/// `run_cancellable_acked`: ack the stop.
+pub(crate) struct Ack;
+/// `run_cancellable`: leave the ack to the task.
+pub(crate) struct NoAck;
+
+impl OnStop for Ack {
+    const ACK: bool = true;
+}
+
+impl OnStop for NoAck {
+    const ACK: bool = false;
+}
+
+impl<'a, F, A: OnStop> Cancellable<'a, F, A> {
+    pub(crate) fn new(node: &'a TaskNode, work: F) -> Self {
         Self {
-            ack,
+            mode: PhantomData,
             work,
             stop: NodeWait::new(node),
         }
     }
 }
 
-impl<F: Future> Future for Cancellable<'_, F> {
+impl<F: Future, A: OnStop> Future for Cancellable<'_, F, A> {
     type Output = Result<F::Output, Aborted>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -47,7 +68,7 @@ impl<F: Future> Future for Cancellable<'_, F> {
             return Poll::Ready(Ok(v));
         }
         if this.stop.as_mut().until(cx, TaskNode::shutdown_requested) {
-            if *this.ack {
+            if A::ACK {
                 this.stop.node().ack_dropped();
             }
             return Poll::Ready(Err(Aborted));
