@@ -16,8 +16,7 @@ use portable_atomic::{AtomicU16, Ordering};
 use crate::notify;
 use crate::phase::Phase;
 use cancel::Cancellable;
-pub(crate) use waiter::NodeWait;
-use waiter::TaskWaker;
+use waiter::{NodeWait, TaskWaker};
 
 mod cancel;
 #[cfg(feature = "breadcrumb")]
