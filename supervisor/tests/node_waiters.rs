@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use common::settle;
 use embassy_executor::{SpawnError, Spawner};
+use embassy_futures::join::join;
 use embassy_futures::select::select;
 use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
@@ -100,6 +101,38 @@ fn spawn_late(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
     Ok(())
 }
 
+/// `TWO`'s worker waits on its node twice at once: a piece of work raced
+/// against the stop, which takes the node's waker slot first, and beside
+/// it a plain wait for the stop that begins later (on `LISTEN`). In the
+/// pass that starts the plain wait the work ends (on `WORK_DONE`), after
+/// the plain wait was polled, and its wait gives the slot back: the plain
+/// wait must not have counted on that slot (same task, same waker) to
+/// learn of the stop.
+static LISTEN: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+static WORK_DONE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+static TWO_WORK_ENDED: AtomicBool = AtomicBool::new(false);
+
+#[embassy_executor::task]
+async fn two_waits(node: &'static TaskNode) {
+    let listen = async {
+        LISTEN.wait().await;
+        node.wait_shutdown().await;
+    };
+    let work = async {
+        let _ = node.run_cancellable(WORK_DONE.wait()).await;
+        TWO_WORK_ENDED.store(true, Ordering::SeqCst);
+    };
+    // `join` polls its futures in order: the plain wait first.
+    join(listen, work).await;
+    node.ack_dropped();
+    node.mark_exited();
+}
+
+fn spawn_two(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+    s.spawn(two_waits(node)?);
+    Ok(())
+}
+
 static EARLY: TaskNode = TaskNode::new(
     &NodeSpec::new("EARLY", Mode::OnDemand)
         .with_spawn(spawn_kit)
@@ -115,8 +148,16 @@ static LATE: TaskNode = TaskNode::new(
         .with_spawn(spawn_late)
         .at(2),
 );
-static GRAPH: Graph<3> = Graph::new([Some(&EARLY), Some(&EXITS), Some(&LATE)], [&[], &[], &[]]);
-static SUP: Supervisor<3> = Supervisor::new(&GRAPH);
+static TWO: TaskNode = TaskNode::new(
+    &NodeSpec::new("TWO", Mode::OnDemand)
+        .with_spawn(spawn_two)
+        .at(3),
+);
+static GRAPH: Graph<4> = Graph::new(
+    [Some(&EARLY), Some(&EXITS), Some(&LATE), Some(&TWO)],
+    [&[], &[], &[], &[]],
+);
+static SUP: Supervisor<4> = Supervisor::new(&GRAPH);
 
 #[test]
 fn a_task_waiting_before_the_first_spawn_wakes_at_the_stop() {
@@ -170,6 +211,26 @@ fn a_wait_begun_during_an_instance_that_exits_survives_the_respawn() {
         common::pass();
     }
     common::run(&[&EXITS], |s| s.spawn(drive(s).unwrap()));
+}
+
+#[test]
+fn a_wait_beside_the_slot_holder_in_one_task_sees_the_stop_after_the_holder_ends() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        SUP.start_node(&TWO, s).await.unwrap();
+        settle().await;
+        // Both in one pass of the worker.
+        LISTEN.signal(());
+        WORK_DONE.signal(());
+        settle().await;
+        assert!(TWO_WORK_ENDED.load(Ordering::SeqCst) && TWO.is_running());
+        // The plain wait is the one left: the stop must reach it, and the
+        // worker acks (a missed wake would end in the ack timeout).
+        SUP.stop_node(&TWO).await.unwrap();
+        assert!(!TWO.is_running());
+        common::pass();
+    }
+    common::run(&[&TWO], |s| s.spawn(drive(s).unwrap()));
 }
 
 /// An outside task that waits on `node` for one executor pass, then gives
