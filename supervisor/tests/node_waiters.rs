@@ -6,7 +6,8 @@
 //! Each test makes an outside task that slot's holder at an awkward moment
 //! (before the node's first spawn, while an instance runs that then exits,
 //! before a resident shell's first spawn, or just before it gives up and
-//! ends) and checks the stop that follows.
+//! ends) and checks the stop that follows. One more: two waits in one
+//! task, where the slot's holder ends first.
 mod common;
 
 use core::future::poll_fn;
