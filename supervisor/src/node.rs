@@ -1,24 +1,22 @@
 //! `TaskNode`: one per supervised task. It refers to the node's [`NodeSpec`]
 //! (identity, in flash) and holds the task's half of the lifecycle protocol in
-//! RAM: one packed atomic flag word and one task waker.
+//! RAM: one packed atomic flag word and one waker slot (`node/waiter.rs`).
 
-use core::cell::Cell;
 use core::future::{Future, poll_fn};
-use core::pin::{Pin, pin};
-use core::task::{Context, Poll, Waker};
+use core::pin::pin;
+use core::task::Poll;
 
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
-use embassy_sync::blocking_mutex::Mutex;
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 #[cfg(feature = "breadcrumb")]
 use portable_atomic::AtomicU8;
 #[cfg(feature = "liveness")]
 use portable_atomic::AtomicU32;
 use portable_atomic::{AtomicU16, Ordering};
 
-use crate::notify::{self, Observer};
+use crate::notify;
 use crate::phase::Phase;
 use cancel::Cancellable;
+use waiter::{NodeWait, TaskWaker};
 
 mod cancel;
 #[cfg(feature = "breadcrumb")]
@@ -30,6 +28,7 @@ mod resident;
 mod sink;
 mod spec;
 mod transition;
+mod waiter;
 
 pub use cancel::Aborted;
 #[cfg(feature = "fault-inject")]
@@ -100,8 +99,9 @@ pub(crate) mod flag {
     /// not by a human: `start_node` may lift it.
     #[cfg(feature = "enabled-if")]
     pub const GATED: u16 = 1 << 10;
-    /// More than one task has waited on this node: the others wait with the
-    /// crate-wide observers, which stop requests must then wake.
+    /// A wait on this node found its waker slot held by another wait: it
+    /// waits with the crate-wide observers, which stop requests (resumes,
+    /// hand-overs) must then wake too.
     pub const SHARED_WAIT: u16 = 1 << 9;
     /// `wait_health` reported this instance stale (feature `liveness`); the
     /// next beat clears it, so a node that recovers and stalls again is
@@ -126,7 +126,7 @@ pub(crate) mod flag {
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
-/// mutable half (in RAM): one packed flag word and one task waker.
+/// mutable half (in RAM): one packed flag word and one waker slot.
 ///
 /// Declared as a `static` (normally by `supervisor_graph!`) around a const
 /// spec; the spec's fields and accessors are reachable through the node:
@@ -248,9 +248,9 @@ impl TaskNode {
     /// Park until a stop or pause is requested (immediately if one already is).
     /// Any number of tasks may wait.
     pub async fn wait_shutdown(&self) {
-        let mut observer = pin!(Observer::new());
+        let mut wait = pin!(NodeWait::new(self));
         poll_fn(|cx| {
-            if self.stop_seen(cx, observer.as_mut()) {
+            if wait.as_mut().until(cx, Self::shutdown_requested) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -266,7 +266,7 @@ impl TaskNode {
         &self,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Aborted>> {
-        Cancellable::new(self, fut, false)
+        Cancellable::<_, cancel::NoAck>::new(self, fut)
     }
 
     /// [`run_cancellable`](Self::run_cancellable), acking the stop on `Err(Aborted)`.
@@ -274,38 +274,7 @@ impl TaskNode {
         &self,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Aborted>> {
-        Cancellable::new(self, fut, true)
-    }
-
-    /// True once a stop is requested; otherwise the task behind `cx` is
-    /// registered to learn of one (see [`wait_on`](Self::wait_on)).
-    pub(crate) fn stop_seen(&self, cx: &mut Context<'_>, observer: Pin<&mut Observer>) -> bool {
-        self.wait_on(cx, observer, Self::shutdown_requested)
-    }
-
-    /// True once `done` holds; otherwise the task behind `cx` is registered to
-    /// be woken by the next stop or resume of this node. The first task to
-    /// wait holds the node's own waker (a stop wakes it directly); any other
-    /// task waits in `observer`, its own place among the crate-wide
-    /// observers, which stops then also wake. `done` is checked again after
-    /// registering, so a stop landing in between is never missed.
-    fn wait_on(
-        &self,
-        cx: &mut Context<'_>,
-        observer: Pin<&mut Observer>,
-        mut done: impl FnMut(&Self) -> bool,
-    ) -> bool {
-        if done(self) {
-            return true;
-        }
-        if self.task_waker.register(cx.waker()) {
-            return done(self);
-        }
-        // Set before joining: a stop reads the flag in the same atomic step
-        // that sets its bit, so it either sees the flag and notifies, or ran
-        // first and `done` below sees it.
-        self.state.fetch_or(flag::SHARED_WAIT, Ordering::AcqRel);
-        observer.sleep(cx, || done(self))
+        Cancellable::<_, cancel::Ack>::new(self, fut)
     }
 
     /// Complete the stop handshake: the node reads as down and the waiting
@@ -376,9 +345,9 @@ impl TaskNode {
     /// `Pause` nodes: after acking, park until the supervisor resumes this
     /// instance. Returns at once if a resume is already pending.
     pub async fn wait_resume(&self) {
-        let mut observer = pin!(Observer::new());
+        let mut wait = pin!(NodeWait::new(self));
         poll_fn(|cx| {
-            if self.wait_on(cx, observer.as_mut(), Self::take_resume) {
+            if wait.as_mut().until(cx, Self::take_resume) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -433,8 +402,6 @@ impl TaskNode {
     /// the token, before `Spawner::spawn`.
     pub fn adopt<S>(&'static self, token: &SpawnToken<S>) {
         self.bind(token);
-        // The task about to be spawned waits with the node's own waker.
-        self.task_waker.clear();
         let _ = self.begin_activation();
         notify::changed();
     }
@@ -573,11 +540,8 @@ impl TaskNode {
                 (f & (flag::RUNNING | flag::BLOCKED) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })?;
-        // The task about to be spawned waits with the node's own waker. A
-        // parked resident shell holds it: it clears it itself once woken.
-        if before & flag::RESIDENT == 0 {
-            self.task_waker.clear();
-        }
+        // The waker slot is left as it is: it holds the waker of a wait
+        // that is still there, if any (see `node/waiter.rs`).
         #[cfg(feature = "liveness")]
         self.beat();
         self.policy_changed();
@@ -770,49 +734,6 @@ pub(crate) fn now_ticks32() -> u32 {
     // Truncation is intended: ages are computed with wrapping arithmetic, and
     // a 32-bit word needs no 64-bit atomics on 32-bit targets.
     crate::clock::now() as u32
-}
-
-/// The one waker of the node's own task (it waits for a stop or a resume).
-/// Another task waiting on the same node waits with the observers instead
-/// (see [`TaskNode::wait_on`]).
-struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
-
-impl TaskWaker {
-    const fn new() -> Self {
-        Self(Mutex::new(Cell::new(None)))
-    }
-
-    /// Store `w` if the slot is free or already holds `w`'s task; `false`
-    /// (nothing stored) if it holds another task's waker, which is never
-    /// displaced: two tasks displacing each other would wake each other
-    /// forever.
-    fn register(&self, w: &Waker) -> bool {
-        self.0.lock(|cell| match cell.take() {
-            Some(old) if !old.will_wake(w) => {
-                cell.set(Some(old));
-                false
-            }
-            _ => {
-                cell.set(Some(w.clone()));
-                true
-            }
-        })
-    }
-
-    /// Forget the waker of a previous instance: a fresh activation's task
-    /// takes the slot. (Not a wake: a finished task's stale waker woken
-    /// before its storage is spawned again makes that spawn fail `Busy`.)
-    fn clear(&self) {
-        drop(self.0.lock(Cell::take));
-    }
-
-    // Out of line (flash): a critical section, called by every stop.
-    #[inline(never)]
-    fn wake(&self) {
-        if let Some(w) = self.0.lock(Cell::take) {
-            w.wake();
-        }
-    }
 }
 
 // The RAM budget per node on 32-bit targets (flags packed into one word, one

@@ -432,13 +432,22 @@ impl<P: 'static, const S: usize, const D: usize, const I: usize, const W: usize>
     fn drop(&mut self) {
         let idx = self.idx as usize;
         let submitted = self.submitted;
-        self.ctrl.with_state(|s| match s.watch[idx] {
-            Watch::Pending if submitted => s.watch[idx] = Watch::Abandoned,
-            Watch::Free => {}
-            _ => {
-                s.watch[idx] = Watch::Free;
-                s.room_freed = true;
+        let waker = self.ctrl.with_state(|s| {
+            match s.watch[idx] {
+                Watch::Pending if submitted => s.watch[idx] = Watch::Abandoned,
+                Watch::Free => {}
+                _ => {
+                    s.watch[idx] = Watch::Free;
+                    s.room_freed = true;
+                }
             }
+            // The watch ends here and its waker goes with it: the cell's
+            // next watcher would wake it when registering, and a wake of a
+            // task that has ended queues its storage (a spawn into it then
+            // fails `Busy` until the executor's next pass).
+            core::mem::replace(&mut s.watchers[idx], WakerRegistration::new())
         });
+        // Dropped outside the lock: a waker's drop may run any code.
+        drop(waker);
     }
 }

@@ -2,56 +2,74 @@
 //! work raced against a stop request on its node.
 //!
 //! Hand-written rather than an `async fn`: it lives in every worker's task
-//! storage, which is RAM per node, and as a plain struct it is the node
-//! reference, one flag and the work future, with no generator bookkeeping.
+//! storage, which is RAM per node, and as a plain struct it is the wait on
+//! the node and the work future, with no generator bookkeeping (whether it
+//! acks is part of its type).
 
 use core::fmt;
 use core::future::Future;
+use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use super::TaskNode;
-use crate::notify::Observer;
+use super::{NodeWait, TaskNode};
 
 pin_project_lite::pin_project! {
     /// Resolves with the work's output, or `Err(Aborted)` once a stop is
     /// requested (the work is then dropped in place with this future).
-    pub(crate) struct Cancellable<'a, F> {
-        node: &'a TaskNode,
-        // Ack the stop when it wins (the `_acked` variant).
-        ack: bool,
+    /// `A`: whether it acks the stop when it wins (the `_acked` variant).
+    pub(crate) struct Cancellable<'a, F, A> {
+        mode: PhantomData<A>,
         #[pin]
         work: F,
-        // Used only if another task already waits on the node.
+        // Gives the node's waker slot back when this future is dropped.
         #[pin]
-        observer: Observer,
+        stop: NodeWait<'a>,
     }
 }
 
-impl<'a, F> Cancellable<'a, F> {
-    pub(crate) fn new(node: &'a TaskNode, work: F, ack: bool) -> Self {
+/// What a [`Cancellable`] does when the stop wins: a type, not a field, so
+/// it costs no RAM in the worker's task storage.
+pub(crate) trait OnStop {
+    const ACK: bool;
+}
+
+/// `run_cancellable_acked`: ack the stop.
+pub(crate) struct Ack;
+/// `run_cancellable`: leave the ack to the task.
+pub(crate) struct NoAck;
+
+impl OnStop for Ack {
+    const ACK: bool = true;
+}
+
+impl OnStop for NoAck {
+    const ACK: bool = false;
+}
+
+impl<'a, F, A: OnStop> Cancellable<'a, F, A> {
+    pub(crate) fn new(node: &'a TaskNode, work: F) -> Self {
         Self {
-            node,
-            ack,
+            mode: PhantomData,
             work,
-            observer: Observer::new(),
+            stop: NodeWait::new(node),
         }
     }
 }
 
-impl<F: Future> Future for Cancellable<'_, F> {
+impl<F: Future, A: OnStop> Future for Cancellable<'_, F, A> {
     type Output = Result<F::Output, Aborted>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
+        let mut this = self.project();
         // The work first: a result that is ready wins over a stop arriving in
         // the same poll.
         if let Poll::Ready(v) = this.work.poll(cx) {
             return Poll::Ready(Ok(v));
         }
-        if this.node.stop_seen(cx, this.observer) {
-            if *this.ack {
-                this.node.ack_dropped();
+        if this.stop.as_mut().until(cx, TaskNode::shutdown_requested) {
+            if A::ACK {
+                this.stop.node().ack_dropped();
             }
             return Poll::Ready(Err(Aborted));
         }

@@ -17,8 +17,7 @@ use core::task::{Context, Poll};
 
 use portable_atomic::{AtomicU32, Ordering};
 
-use super::TaskNode;
-use crate::notify::Observer;
+use super::{NodeWait, TaskNode};
 
 /// A fault to act out in a node's task ([`TaskNode::inject`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,16 +193,15 @@ impl TaskNode {
     /// its spec [`with_fault_shell`](crate::NodeSpec::with_fault_shell).
     ///
     /// Costs, with the feature on: a load of the fault word per poll, and
-    /// per poll that leaves the work pending a re-registration of the
-    /// task's waker with the node (so an injection can wake it).
+    /// per poll that leaves the work pending a check that the task's waker
+    /// is registered with the node (so an injection can wake it).
     pub fn with_faults<F: Future>(
         &self,
         work: F,
     ) -> impl Future<Output = Result<F::Output, Crashed>> {
         WithFaults {
-            node: self,
             work: Some(work),
-            observer: Observer::new(),
+            fault: NodeWait::new(self),
         }
     }
 
@@ -227,13 +225,12 @@ pin_project_lite::pin_project! {
     /// The future behind [`TaskNode::with_faults`]: the work, and the place
     /// its task waits in while a fault withholds it.
     struct WithFaults<'a, F> {
-        node: &'a TaskNode,
         // `None` once dropped by a crash or finished.
         #[pin]
         work: Option<F>,
-        // Used only if another task already holds the node's own waker.
+        // Where the task waits to learn of an injection.
         #[pin]
-        observer: Observer,
+        fault: NodeWait<'a>,
     }
 }
 
@@ -244,8 +241,7 @@ impl<F: Future> Future for WithFaults<'_, F> {
     // of line, one copy for every shell (flash).
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        let node = *this.node;
-        match before_poll(node, this.observer.as_mut(), cx) {
+        match before_poll(this.fault.as_mut(), cx) {
             Step::Crash => {
                 this.work.set(None);
                 return Poll::Ready(Err(Crashed));
@@ -261,7 +257,7 @@ impl<F: Future> Future for WithFaults<'_, F> {
             this.work.set(None);
             return Poll::Ready(Ok(v));
         }
-        after_pending(node, this.observer, cx);
+        after_pending(this.fault, cx);
         Poll::Pending
     }
 }
@@ -278,7 +274,8 @@ enum Step {
 
 /// Act out the injected fault before a poll of the work.
 #[inline(never)]
-fn before_poll(node: &TaskNode, mut observer: Pin<&mut Observer>, cx: &mut Context<'_>) -> Step {
+fn before_poll(mut fault: Pin<&mut NodeWait<'_>>, cx: &mut Context<'_>) -> Step {
+    let node = fault.node();
     loop {
         let word = node.fault.load();
         match decode(word) {
@@ -291,7 +288,7 @@ fn before_poll(node: &TaskNode, mut observer: Pin<&mut Observer>, cx: &mut Conte
         }
         // Withheld: sleep until `inject`/`clear_fault` wakes the task (a
         // stop or resume wakes it too; it re-checks and sleeps on).
-        if !node.wait_on(cx, observer.as_mut(), |n| !n.withholds_polls()) {
+        if !fault.as_mut().until_around(cx, |n| !n.withholds_polls()) {
             return Step::Withheld;
         }
     }
@@ -300,8 +297,8 @@ fn before_poll(node: &TaskNode, mut observer: Pin<&mut Observer>, cx: &mut Conte
 /// While the work waits on anything else, stay reachable for an injection
 /// that must act at once (a crash, a hog).
 #[inline(never)]
-fn after_pending(node: &TaskNode, observer: Pin<&mut Observer>, cx: &mut Context<'_>) {
-    if node.wait_on(cx, observer, TaskNode::fault_acts_now) {
+fn after_pending(fault: Pin<&mut NodeWait<'_>>, cx: &mut Context<'_>) {
+    if fault.until_around(cx, TaskNode::fault_acts_now) {
         cx.waker().wake_by_ref();
     }
 }

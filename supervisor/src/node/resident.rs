@@ -32,8 +32,9 @@ use core::task::Poll;
 
 use portable_atomic::Ordering;
 
+use super::NodeWait;
 use super::{TaskNode, flag};
-use crate::notify::{self, Observer};
+use crate::notify;
 
 impl TaskNode {
     /// Spawn glue: hand the activation just begun to this node's parked
@@ -53,8 +54,8 @@ impl TaskNode {
             return false;
         };
         self.task_waker.wake();
-        // A shell that found the node's own waker taken waits with the
-        // observers (see `wait_on`).
+        // A shell that found the node's waker slot held waits with the
+        // observers (see `node/waiter.rs`).
         if before & flag::SHARED_WAIT != 0 {
             notify::changed();
         }
@@ -78,23 +79,17 @@ impl TaskNode {
     /// if one already is (it was handed over while the shell still finished
     /// the previous one).
     pub async fn wait_activation(&self) {
-        let mut observer = pin!(Observer::new());
+        // The wait gives the node's waker slot back when it ends, so the
+        // activation's own waits find it free.
+        let mut wait = pin!(NodeWait::new(self));
         poll_fn(|cx| {
-            if self.wait_on(cx, observer.as_mut(), Self::take_activation) {
+            if wait.as_mut().until(cx, Self::take_activation) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
             }
         })
         .await;
-        // What the supervisor's activation step does for a fresh task: this
-        // activation's waits take the node's own waker. Only a shell that
-        // found it taken by another task (and so waited with the observers,
-        // `SHARED_WAIT`) has a stale waker to drop; a direct wake consumed
-        // its own.
-        if self.has(flag::SHARED_WAIT) {
-            self.task_waker.clear();
-        }
     }
 
     /// Take a handed-over activation: it is unacked from here on.

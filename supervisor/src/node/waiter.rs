@@ -1,0 +1,172 @@
+//! Where a task waits on one node (for a stop, a resume, a handed-over
+//! activation, a lifted fault): the node's one waker slot, or its place
+//! among the crate-wide observers.
+//!
+//! The slot belongs to one *wait* (a [`NodeWait`], living in the waiting
+//! future), not to a task or an instance: the wait that finds it free holds
+//! it until the wait ends, completed or dropped, and empties it then. Wakes
+//! leave it in place. So the slot only ever holds the waker of a wait that
+//! is still there:
+//! - nothing else empties it, so no waiter's waker is dropped unwoken, at a
+//!   spawn or anywhere (a task may wait on a node before its first spawn,
+//!   or across its instances);
+//! - a task that ended took its waker with it, so a stop never wakes a
+//!   finished task (whose storage the wake would queue, and a spawn into it
+//!   would then fail `Busy` until the executor's next pass).
+//!
+//! Any other wait on the node waits with the observers, which the node's
+//! stops, resumes and hand-overs then also wake (`SHARED_WAIT`).
+
+use core::cell::Cell;
+use core::pin::Pin;
+use core::task::{Context, Waker};
+
+use embassy_sync::blocking_mutex::Mutex;
+use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use portable_atomic::Ordering;
+
+use super::{TaskNode, flag};
+use crate::notify::Observer;
+
+/// The node's waker slot: the waker of the one wait that holds it.
+pub(super) struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
+
+impl TaskWaker {
+    pub(super) const fn new() -> Self {
+        Self(Mutex::new(Cell::new(None)))
+    }
+
+    /// Keep `w` in the slot for the wait that holds it (`*holder`), or let a
+    /// wait that finds the slot free take it. `false` (nothing stored) if
+    /// another wait holds it: that one is never displaced (two waits
+    /// displacing each other would wake each other forever). With
+    /// `same_task`, a wait that finds the slot held with its own task's
+    /// waker counts as registered without holding it.
+    fn hold(&self, w: &Waker, holder: &mut bool, same_task: bool) -> bool {
+        let (stored, replaced) = self.0.lock(|cell| match cell.take() {
+            Some(old) if !*holder => {
+                let own = same_task && old.will_wake(w);
+                cell.set(Some(old));
+                (own, None)
+            }
+            Some(old) if old.will_wake(w) => {
+                cell.set(Some(old));
+                (true, None)
+            }
+            old => {
+                cell.set(Some(w.clone()));
+                *holder = true;
+                (true, old)
+            }
+        });
+        // Out of the critical section: a waker's drop may run any code.
+        drop(replaced);
+        stored
+    }
+
+    /// The holding wait ended: empty the slot (its waker is dropped outside
+    /// the critical section).
+    fn release(&self) {
+        drop(self.0.lock(Cell::take));
+    }
+
+    /// Wake the holding wait's task; the slot stays held. Inside the
+    /// critical section, so a wait that ends on another core is either
+    /// woken before it releases the slot or not at all.
+    // Out of line (flash): called by every stop.
+    #[inline(never)]
+    pub(super) fn wake(&self) {
+        self.0.lock(|cell| {
+            let w = cell.take();
+            if let Some(w) = &w {
+                w.wake_by_ref();
+            }
+            cell.set(w);
+        });
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// One wait on a node, embedded (pinned) in the waiting future: it holds
+    /// the node's waker slot or a place among the observers, and gives the
+    /// slot back when dropped.
+    pub(crate) struct NodeWait<'a> {
+        node: &'a TaskNode,
+        // This wait holds the node's waker slot.
+        holder: bool,
+        #[pin]
+        observer: Observer,
+    }
+
+    impl PinnedDrop for NodeWait<'_> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if *this.holder {
+                this.node.task_waker.release();
+            }
+        }
+    }
+}
+
+impl<'a> NodeWait<'a> {
+    pub(crate) const fn new(node: &'a TaskNode) -> Self {
+        Self {
+            node,
+            holder: false,
+            observer: Observer::new(),
+        }
+    }
+
+    /// The node waited on.
+    pub(crate) fn node(&self) -> &'a TaskNode {
+        self.node
+    }
+
+    /// True once `done` holds; otherwise the task behind `cx` is registered
+    /// to be woken by the node's next stop, resume or hand-over: in the
+    /// node's waker slot if this wait holds it or finds it free, else with
+    /// the observers. `done` is checked again after registering, so a
+    /// change landing in between is never missed.
+    pub(crate) fn until(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        done: fn(&TaskNode) -> bool,
+    ) -> bool {
+        self.register(cx, done, false)
+    }
+
+    /// [`until`](Self::until) for a wait that wraps all of its task's other
+    /// waits on the node and runs again after every poll of them
+    /// (`with_faults`): the slot held with its own task's waker already
+    /// wakes it, and if that holder ends, this wait's next run registers
+    /// anew.
+    #[cfg(feature = "fault-inject")]
+    pub(crate) fn until_around(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        done: fn(&TaskNode) -> bool,
+    ) -> bool {
+        self.register(cx, done, true)
+    }
+
+    fn register(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        done: fn(&TaskNode) -> bool,
+        same_task: bool,
+    ) -> bool {
+        let this = self.project();
+        let node = *this.node;
+        if done(node) {
+            return true;
+        }
+        if node.task_waker.hold(cx.waker(), this.holder, same_task) {
+            return done(node);
+        }
+        // Set before joining: a stop reads the flag in the same atomic step
+        // that sets its bit, so it either sees the flag and notifies, or ran
+        // first and `done` below sees it.
+        node.state.fetch_or(flag::SHARED_WAIT, Ordering::AcqRel);
+        this.observer.sleep(cx, || done(node))
+    }
+}
