@@ -111,18 +111,23 @@ impl<const N: usize> Supervisor<N> {
         set.add(self.graph, seed, node);
         set.close_over_dependents(self.graph);
         let span = &self.graph.order[set.lo..=set.hi];
-        // Who comes back: the node, and each member of the set up now.
-        let mut back = [false; N];
-        back[seed] = true;
-        for &i in span {
-            let i = i as usize;
-            let up = |n: &TaskNode| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
-            if set.has(i) && self.graph.node(i).is_some_and(up) {
-                back[i] = true;
-            }
+        let back = self.hold_dependents(seed, &set);
+        if let Err(e) = stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await {
+            self.release_holds(span, &back);
+            return Err(e);
         }
-        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
         let result = self.bring_back(span, &back, spawner, era).await;
+        // A dependent that did not come back because its bring-up failed
+        // keeps the hold (`activate(node)` or the next restart of `node`
+        // brings it back); after a refusal (a latch, a teardown) the
+        // restart's holds go.
+        if let Err(NodeFault {
+            kind: FaultKind::Refused(_),
+            ..
+        }) = result
+        {
+            self.release_holds(span, &back);
+        }
         notify::changed();
         #[cfg(feature = "events")]
         match result {
@@ -134,6 +139,69 @@ impl<const N: usize> Supervisor<N> {
             Err(_) => {}
         }
         result
+    }
+
+    /// Who comes back: the node, each member of `set` up now, and each one a
+    /// failed restart of the node left held (its dependencies in the set
+    /// come back, and nothing else holds it). The dependents among them get
+    /// the collateral hold for the restart's duration: no other verb brings
+    /// one up between its stop and its turn (or on top of its dependency
+    /// while that one stops). One pass over the set's span in dependency
+    /// order.
+    fn hold_dependents(&self, seed: usize, set: &Cascade<N>) -> [bool; N] {
+        let mut back = [false; N];
+        back[seed] = true;
+        for &i in &self.graph.order[set.lo..=set.hi] {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i).filter(|_| set.has(i) && i != seed) else {
+                continue;
+            };
+            let f = n.flags();
+            let up = f & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
+            let left_held =
+                f & (flag::RUNNING | flag::BLOCKED) == flag::HELD && self.deps_clear(i, &back);
+            if up || left_held {
+                back[i] = true;
+                n.set_held(true);
+            }
+        }
+        back
+    }
+
+    /// No dependency of slot `i` is disabled or held, except those coming
+    /// back (`back`). A `#[cfg]`-removed dependency is clear.
+    fn deps_clear(&self, i: usize, back: &[bool; N]) -> bool {
+        self.graph.deps[i].iter().all(|&d| {
+            let d = d as usize;
+            back[d]
+                || self
+                    .graph
+                    .node(d)
+                    .is_none_or(|n| n.flags() & (flag::DISABLED | flag::HELD) == 0)
+        })
+    }
+
+    /// Release the hold of `n` if nothing but this restart holds it: no
+    /// dependency of it is disabled or held (activate's rule; dependencies
+    /// come first in the order, so theirs went already). `true` if released.
+    fn release_hold(&self, n: &'static TaskNode) -> bool {
+        let Some(i) = self.graph.index_of(n) else {
+            return false;
+        };
+        let release = n.is_held() && self.deps_clear(i, &[false; N]);
+        if release {
+            n.set_held(false);
+        }
+        release
+    }
+
+    /// Release every hold of the restart's set that nothing else explains.
+    fn release_holds(&self, span: &[u8], back: &[bool; N]) {
+        for &i in span {
+            if let Some(n) = self.graph.node(i as usize).filter(|_| back[i as usize]) {
+                self.release_hold(n);
+            }
+        }
     }
 
     /// Bring up, in dependency order, the nodes of `span` marked in `back`.
@@ -166,13 +234,16 @@ impl<const N: usize> Supervisor<N> {
         first_refusal
     }
 
-    /// Bring one node of the restarted set up, unless something won over it.
+    /// Bring one node of the restarted set up (releasing the restart's hold
+    /// on it first), unless something won over it. A dependent whose
+    /// bring-up fails keeps the hold.
     async fn come_back(
         &self,
         n: &'static TaskNode,
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
+        let released = self.release_hold(n);
         self.may_come_back(n, era)?;
         let spawned = match self.bring_up_now(n, spawner, era) {
             Some(now) => now,
@@ -182,6 +253,9 @@ impl<const N: usize> Supervisor<N> {
             // A latch or a teardown that won the race (while a gate was
             // waited for) is the refusal it is, not the gate's timeout.
             self.may_come_back(n, era)?;
+            if released {
+                n.set_held(true);
+            }
             Err(fault)
         })
     }
