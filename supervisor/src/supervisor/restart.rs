@@ -57,8 +57,10 @@ impl<const N: usize> Supervisor<N> {
     /// them back in dependency order through the one bring-up path, so gates
     /// and `ready` dependencies are waited for again (each bounded by the
     /// node's slot timeout). The node comes back even if it was down (an
-    /// exited `Terminate` worker); a dependent comes back only if it was
-    /// running. Detached nodes are never touched, nor what depends on the
+    /// exited `Terminate` worker); a dependent comes back if it was running,
+    /// or if an earlier restart of the node left it held (below). While the
+    /// restart runs, the dependents it stopped carry the collateral hold, so
+    /// no other verb brings one up before its turn. Detached nodes are never touched, nor what depends on the
     /// node only through one. A pool member restarts alone (not its pool).
     /// The node's own dependencies are left as they are (as with
     /// `start_node`; `activate` is the verb that starts them too).
@@ -80,7 +82,11 @@ impl<const N: usize> Supervisor<N> {
     /// ([`FaultKind::AckMissed`]) names the node still up (its dependents
     /// are down); a failed spawn names the node that did not come back and
     /// the gate that stayed closed (the nodes before it in the dependency
-    /// order are back up, it and the ones after it are down).
+    /// order are back up, it and the ones after it are down). The
+    /// dependents left down keep the collateral hold, the node itself does
+    /// not: `activate(node)`, or the next restart of the node that gets
+    /// through, brings them back (`start` skips them, as it skips what a
+    /// `deactivate` holds).
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
@@ -117,15 +123,11 @@ impl<const N: usize> Supervisor<N> {
             return Err(e);
         }
         let result = self.bring_back(span, &back, spawner, era).await;
-        // A dependent that did not come back because its bring-up failed
+        // A dependent that did not come back because a bring-up failed
         // keeps the hold (`activate(node)` or the next restart of `node`
-        // brings it back); after a refusal (a latch, a teardown) the
-        // restart's holds go.
-        if let Err(NodeFault {
-            kind: FaultKind::Refused(_),
-            ..
-        }) = result
-        {
+        // brings it back); after a refusal (a latch, a teardown, a
+        // dependency stopping) the restart's holds go.
+        if result.is_err_and(|e| e.is_refusal()) {
             self.release_holds(span, &back);
         }
         notify::changed();
@@ -159,7 +161,7 @@ impl<const N: usize> Supervisor<N> {
             let f = n.flags();
             let up = f & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
             let left_held =
-                f & (flag::RUNNING | flag::BLOCKED) == flag::HELD && self.deps_clear(i, &back);
+                f & (flag::RUNNING | flag::BLOCKED) == flag::HELD && self.may_rejoin(i, set, &back);
             if up || left_held {
                 back[i] = true;
                 n.set_held(true);
@@ -168,16 +170,28 @@ impl<const N: usize> Supervisor<N> {
         back
     }
 
-    /// No dependency of slot `i` is disabled or held, except those coming
-    /// back (`back`). A `#[cfg]`-removed dependency is clear.
-    fn deps_clear(&self, i: usize, back: &[bool; N]) -> bool {
+    /// A held, down member of the set may come back with it: its
+    /// dependencies in the set come back (`back`), the others run and are
+    /// not latched. A `#[cfg]`-removed dependency is no obstacle.
+    fn may_rejoin(&self, i: usize, set: &Cascade<N>, back: &[bool; N]) -> bool {
+        let up = |n: &TaskNode| n.flags() & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
         self.graph.deps[i].iter().all(|&d| {
             let d = d as usize;
-            back[d]
-                || self
-                    .graph
-                    .node(d)
-                    .is_none_or(|n| n.flags() & (flag::DISABLED | flag::HELD) == 0)
+            if set.has(d) {
+                back[d]
+            } else {
+                self.graph.node(d).is_none_or(up)
+            }
+        })
+    }
+
+    /// No dependency of slot `i` is disabled or held. A `#[cfg]`-removed
+    /// dependency is clear.
+    fn deps_clear(&self, i: usize) -> bool {
+        self.graph.deps[i].iter().all(|&d| {
+            self.graph
+                .node(d as usize)
+                .is_none_or(|n| n.flags() & (flag::DISABLED | flag::HELD) == 0)
         })
     }
 
@@ -188,7 +202,7 @@ impl<const N: usize> Supervisor<N> {
         let Some(i) = self.graph.index_of(n) else {
             return false;
         };
-        let release = n.is_held() && self.deps_clear(i, &[false; N]);
+        let release = n.is_held() && self.deps_clear(i);
         if release {
             n.set_held(false);
         }
