@@ -45,7 +45,7 @@ use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant};
 use portable_atomic::AtomicU32;
 
-const SEQUENCES: u64 = 400;
+const SEQUENCES: u64 = 250;
 const STEPS: usize = 40;
 const DEFAULT_SEED: u64 = 0x0005_eed0_f2e5_7a27;
 
