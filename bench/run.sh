@@ -13,6 +13,8 @@
 # 2. The controller on the host against taskvisor 0.7 (`host/`), instruction
 #    counts under valgrind's callgrind.
 # 3. The per-operation, pool-scan and trace benchmarks of ../firmware/bench.sh.
+# 4. One restart and the bytes of a restart policy on the M33
+#    (../firmware/src/bin/bench_restart.rs), when an505 is among BOARDS.
 #
 # Needs qemu-system-arm, arm-none-eabi-size, valgrind, python3 and the rustup
 # targets thumbv8m.main-none-eabihf, thumbv7m-none-eabi, thumbv6m-none-eabi.
@@ -105,6 +107,19 @@ fi
 if [[ -z ${SKIP_FIRMWARE:-} ]]; then
   echo "== firmware/bench.sh" >&2
   BENCH_OUT="$raw/firmware.md" ../firmware/bench.sh >&2
+fi
+
+# What one restart costs and the bytes of a restart policy, on the M33
+# (firmware/src/bin/bench_restart.rs): tables.py's "Restarts" section.
+if [[ -z ${SKIP_FIRMWARE:-} && " $BOARDS " == *" an505 "* ]]; then
+  echo "== firmware bench_restart (an505)" >&2
+  if ! (cd ../firmware && CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../target/firmware}" \
+    cargo run --locked --quiet --release --target thumbv8m.main-none-eabihf \
+    --features an505,panic-message,bench-restart --bin bench_restart \
+    >"$raw/restart-an505.txt" 2>"$raw/restart-an505.txt.err"); then
+    echo "FAILED|ours|an505|bench_restart|RESTART (see $raw/restart-an505.txt.err)" |
+      tee -a "$raw/failures.txt" >&2
+  fi
 fi
 
 python3 tables.py "$raw" >../BENCHMARKS.md

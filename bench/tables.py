@@ -210,6 +210,58 @@ def pool_table(board):
     return out
 
 
+# bench_restart's rows, in its order, with what each one covers.
+RESTART_OPS = {
+    "restart(leaf), no policy": "`restart(leaf)`, no policy (stop, ack, spawn, first poll)",
+    "restart(leaf), policy + budget": "`restart(leaf)`, policy + budget",
+    "restart(MID): MID + 2 leaves": "`restart(MID)`: MID and its two leaves, rest-for-one",
+    "exit -> restart scheduled": "exit → restart scheduled (`mark_failed`, the driver's wake-up and its pass)",
+    "restart(PLEAF) after its exit": "`restart(PLEAF)` after its exit (what the driver runs when the backoff ends)",
+}
+
+
+def restart_section():
+    """One restart (M33 instructions) and the bytes per node with and
+    without a restart policy, from bench_restart's output on the an505."""
+    path = os.path.join(RAW, "restart-an505.txt")
+    if not os.path.exists(path):
+        return []
+    rows, info = [], {}
+    for line in open(path):
+        p = line.rstrip("\n").split("|")
+        if p[0] == "ROW" and p[1] == "RESTART":
+            rows.append((p[3], p[5], p[6]))
+        elif p[0] == "INFO":
+            info[p[1]] = p[2]
+    node = info.get("size_of::<TaskNode>() (RAM, every node)", "–")
+    spec = info.get("size_of::<NodeSpec>() (flash, every node)", "–")
+    rspec = info.get("size_of::<RestartSpec>() (flash, per policy node)", "–")
+    state = info.get("size_of::<RestartState>() (RAM, per policy node)", "–")
+    stamp = info.get("RestartLog bytes per budget restart (RAM)", "–")
+    out = [
+        "### Restarts on mps2-an505 (Cortex-M33), guest instructions",
+        "",
+        "`firmware/src/bin/bench_restart.rs`, with `Supervisor::run` driving the graph the whole",
+        "time. Graph ROOT ← MID ← {LEAF, PLEAF}; PLEAF has `restart: on_failure`, a 10 ms backoff",
+        "and a budget; LEAF has no restart configuration. Each figure is the median of five, from",
+        "the call until the executor is idle, less the empty probe (the an505 tick is 50 ns, so",
+        "figures are multiples of 50).",
+        "",
+        "| operation (M33, guest instructions) | total | per node |",
+        "| --- | ---: | ---: |",
+    ]
+    for op, total, per in rows:
+        out.append(f"| {RESTART_OPS.get(op, op)} | {total} | {per} |")
+    out += [
+        "",
+        "| bytes per node (32-bit, `restart` feature on) | without a policy | with `restart:` and `restart_budget: R in T` |",
+        "| --- | ---: | ---: |",
+        f"| RAM (`TaskNode`; `RestartState`, {stamp} B per budget stamp) | {node} | {node} + {state} + {stamp}·R |",
+        f"| flash (`NodeSpec`; `RestartSpec`) | {spec} | {spec} + {rspec} |",
+    ]
+    return out
+
+
 def sign(v):
     return "–" if v is None else f"{v:+d}"
 
@@ -280,6 +332,11 @@ def main():
     for line in size_table(loaded):
         p(line)
     p()
+    rs = restart_section()
+    if rs:
+        for line in rs:
+            p(line)
+        p()
     host = os.path.join(RAW, "host.txt")
     if os.path.exists(host):
         p(open(host).read().rstrip())

@@ -69,6 +69,13 @@ pub enum FaultKind {
         /// The dependency that stayed not ready.
         dep: &'static TaskNode,
     },
+    /// A dependency of the node is stopping (asked to stop or pause, not
+    /// yet acked): the node was not spawned, so nothing comes up on a node
+    /// a stop wave is taking down. Bring it up once the dependency is back.
+    DepStopping {
+        /// The dependency that is down.
+        dep: &'static TaskNode,
+    },
     /// The spawn fn returned `SpawnError::Busy`: the task's pool has no free
     /// instance (an earlier one not yet freed by the executor), or the spawn
     /// glue found a slot emptied after its gate opened.
@@ -131,14 +138,15 @@ impl NodeFault {
 
     /// True if something that wins over the verb decided the outcome, not a
     /// malfunction: a [`Refused`](FaultKind::Refused) (a `disabled` or held
-    /// latch, a detached node, a node outside the graph, a teardown) or a
-    /// spent restart budget ([`BudgetSpent`](FaultKind::BudgetSpent)).
+    /// latch, a detached node, a node outside the graph, a teardown), a
+    /// stopping dependency ([`DepStopping`](FaultKind::DepStopping)) or a spent
+    /// restart budget ([`BudgetSpent`](FaultKind::BudgetSpent)).
     /// [`run`](crate::Supervisor::run) logs such a fault from a control
     /// command and drives on.
     pub const fn is_refusal(&self) -> bool {
         matches!(
             self.kind,
-            FaultKind::Refused(_) | FaultKind::BudgetSpent { .. }
+            FaultKind::Refused(_) | FaultKind::DepStopping { .. } | FaultKind::BudgetSpent { .. }
         )
     }
 }
@@ -178,7 +186,8 @@ impl PartialEq for FaultKind {
             (AckMissed, AckMissed) | (SpawnBusy, SpawnBusy) => true,
             (ResourceEmpty { gate: a }, ResourceEmpty { gate: b }) => a == b,
             (ExecutorUnpublished { gate: a }, ExecutorUnpublished { gate: b }) => a == b,
-            (DepNotReady { dep: a }, DepNotReady { dep: b }) => core::ptr::eq(a, b),
+            (DepNotReady { dep: a }, DepNotReady { dep: b })
+            | (DepStopping { dep: a }, DepStopping { dep: b }) => core::ptr::eq(a, b),
             (Refused(a), Refused(b)) => a == b,
             (
                 BudgetSpent {
@@ -232,6 +241,10 @@ impl fmt::Debug for FaultKind {
                 .debug_struct("DepNotReady")
                 .field("dep", &dep.name)
                 .finish(),
+            Self::DepStopping { dep } => f
+                .debug_struct("DepStopping")
+                .field("dep", &dep.name)
+                .finish(),
             Self::SpawnBusy => f.write_str("SpawnBusy"),
             Self::Refused(r) => f.debug_tuple("Refused").field(&r).finish(),
             Self::BudgetSpent {
@@ -270,6 +283,11 @@ impl fmt::Display for NodeFault {
             FaultKind::DepNotReady { dep } => write!(
                 f,
                 "node `{name}` not spawned: its `ready` dependency `{}` did not become ready",
+                dep.name
+            ),
+            FaultKind::DepStopping { dep } => write!(
+                f,
+                "node `{name}` not spawned: its dependency `{}` is stopping",
                 dep.name
             ),
             FaultKind::SpawnBusy => write!(
@@ -332,6 +350,9 @@ impl defmt::Format for FaultKind {
                 "not spawned: `ready` dependency `{=str}` did not become ready",
                 dep.name
             ),
+            Self::DepStopping { dep } => {
+                defmt::write!(f, "not spawned: dependency `{=str}` is stopping", dep.name)
+            }
             Self::SpawnBusy => defmt::write!(f, "not spawned: task pool busy"),
             Self::Refused(why) => defmt::write!(f, "refused: {}", why),
             Self::BudgetSpent {

@@ -324,7 +324,7 @@ impl TaskNode {
                 Some((f & !(flag::RUNNING | flag::BUSY | flag::UNACKED)) | how)
             })
             .unwrap_or_else(|f| f);
-        self.policy_changed();
+        self.marked_up();
         // Observers wait for "down"; after an ack the node already was, and
         // they were told then.
         if before & flag::RUNNING != 0 {
@@ -499,7 +499,10 @@ impl TaskNode {
     /// A node with a restart policy started or ended an instance: the
     /// driver looks at its policy nodes again. One load for other nodes.
     #[inline]
-    fn policy_changed(&self) {
+    /// The node was marked up: tell stop waves in flight
+    /// ([`notify::activated`]) and (feature `restart`) the restart driver.
+    fn marked_up(&self) {
+        notify::activated();
         #[cfg(feature = "restart")]
         if self.spec.restart.is_some() {
             crate::policy::poke();
@@ -521,7 +524,7 @@ impl TaskNode {
             .unwrap_or_else(|f| f);
         #[cfg(feature = "liveness")]
         self.beat();
-        self.policy_changed();
+        self.marked_up();
         before
     }
 
@@ -544,7 +547,7 @@ impl TaskNode {
         // that is still there, if any (see `node/waiter.rs`).
         #[cfg(feature = "liveness")]
         self.beat();
-        self.policy_changed();
+        self.marked_up();
         Ok(before)
     }
 
@@ -563,13 +566,14 @@ impl TaskNode {
                 (parked && f & flag::BLOCKED == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
             })
+            .inspect(|_| notify::activated())
     }
 
     /// Let a resumed instance run (after [`try_begin_resume`](Self::try_begin_resume)).
     pub(crate) fn wake_resumed(&self) {
         #[cfg(feature = "liveness")]
         self.beat();
-        self.policy_changed();
+        self.marked_up();
         transition(self, Phase::Resumed);
         self.task_waker.wake();
         notify::changed();

@@ -26,6 +26,21 @@ static WAITERS: WaitQueue = WaitQueue::new();
 /// tell whether something changed in between (no lost wake-ups).
 static EPOCH: AtomicU32 = AtomicU32::new(0);
 
+/// Bumped by every step that marks a node up (a spawn or a resume about to
+/// happen): a stop wave that sees it unchanged knows no dependent came back
+/// behind it, and checks nothing.
+static ACTIVATIONS: AtomicU32 = AtomicU32::new(0);
+
+/// A node was marked up.
+pub(crate) fn activated() {
+    ACTIVATIONS.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The activation counter (wraps; compare for inequality only).
+pub(crate) fn activations() -> u32 {
+    ACTIVATIONS.load(Ordering::Acquire)
+}
+
 /// Wake every observer: something they may be waiting for changed.
 // Out of line: one copy of the critical section and the waker walk for the
 // many lifecycle edges that call it (flash).

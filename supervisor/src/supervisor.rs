@@ -7,7 +7,7 @@
 //! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
 
 use embassy_executor::Spawner;
-use portable_atomic::{AtomicBool, AtomicU16, AtomicU32, Ordering};
+use portable_atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
 
 use crate::error::ShutdownTimeout;
 use crate::fault::{FaultKind, NodeFault, Refusal};
@@ -50,6 +50,9 @@ pub struct Supervisor<const N: usize> {
     /// Teardowns begun (wrapping). A bring-up notes it when it starts and
     /// spawns only if no teardown began since: see [`era`](Self::era).
     teardowns: AtomicU32,
+    /// Teardowns in flight: while one runs, no bring-up spawns (one that
+    /// began after it would put a dependent back on a node it stops next).
+    tearing: AtomicU8,
     #[cfg(feature = "controller")]
     pub(crate) controller: Option<&'static dyn crate::controller_port::DriveController>,
 }
@@ -62,6 +65,7 @@ impl<const N: usize> Supervisor<N> {
             failed: AtomicU16::new(NO_NODE),
             halted: AtomicBool::new(false),
             teardowns: AtomicU32::new(0),
+            tearing: AtomicU8::new(0),
             #[cfg(feature = "controller")]
             controller: None,
         }
@@ -85,10 +89,13 @@ impl<const N: usize> Supervisor<N> {
     /// in flight. The fence pairs with the one in
     /// [`bring_up_now`](Self::bring_up_now): either that bring-up sees the new
     /// era and backs out, or this teardown sees its node running and stops it.
-    fn halt(&self) {
+    /// The teardown counts as in flight until the returned guard drops.
+    fn halt(&self) -> Tearing<'_> {
         self.halted.store(true, Ordering::SeqCst);
+        self.tearing.fetch_add(1, Ordering::SeqCst);
         self.teardowns.fetch_add(1, Ordering::SeqCst);
         portable_atomic::fence(Ordering::SeqCst);
+        Tearing(&self.tearing)
     }
 
     /// The graph this supervisor drives.
@@ -162,7 +169,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
-        self.halt();
+        let _tearing = self.halt();
         self.whole_graph_wave(OnMiss::Abort).await
     }
 
@@ -172,7 +179,7 @@ impl<const N: usize> Supervisor<N> {
     pub async fn teardown_continue(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
-        self.halt();
+        let _tearing = self.halt();
         self.whole_graph_wave(OnMiss::Continue).await
     }
 
@@ -480,6 +487,12 @@ impl<const N: usize> Supervisor<N> {
         spawner: Spawner,
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
+        // Nothing comes up on top of a stopping dependency. A node up
+        // already, a latch and a teardown are reported as such below.
+        let settled = node.flags() & (flag::RUNNING | flag::BLOCKED) != 0 || self.era() != era;
+        if let Some(dep) = self.stopping_dep(node).filter(|_| !settled) {
+            return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
+        }
         if node.is_parked() {
             return Some(match node.try_begin_resume() {
                 Ok(before) => {
@@ -538,13 +551,16 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// After the atomic step that marked `node` running: `true` if no
-    /// teardown began since the bring-up's `era`. Otherwise the step is
+    /// teardown began since the bring-up's `era` and none is in flight (a
+    /// `start` that began during one waits for none). Otherwise the step is
     /// undone (and observers told, as a teardown may be waiting for this
     /// node's ack): nothing comes up behind a teardown.
     fn still_era(&self, node: &'static TaskNode, before: u16, era: u32) -> bool {
         // Pairs with the fence in `halt`.
         portable_atomic::fence(Ordering::SeqCst);
-        if self.teardowns.load(Ordering::Relaxed) == era {
+        if self.teardowns.load(Ordering::Relaxed) == era
+            && self.tearing.load(Ordering::Relaxed) == 0
+        {
             return true;
         }
         node.abort_activation(before);
@@ -608,6 +624,20 @@ impl<const N: usize> Supervisor<N> {
         None
     }
 
+    /// The first dependency of `node` that is stopping: asked to stop (or
+    /// pause) and not yet acked. A stop wave asks a node only once its
+    /// dependents are down; this keeps a bring-up racing the wave from
+    /// putting one back on it. A dependency already down is left as it is
+    /// (as `start_node` does). O(the node's dependencies).
+    fn stopping_dep(&self, node: &'static TaskNode) -> Option<&'static TaskNode> {
+        let i = self.graph.index_of(node)?;
+        let stopping = flag::RUNNING | flag::SHUTDOWN;
+        self.graph.deps[i]
+            .iter()
+            .filter_map(|&d| self.graph.node(d as usize))
+            .find(|d| d.flags() & (stopping | flag::DETACHED) == stopping)
+    }
+
     /// Record a spawn's outcome. No change notification here: each verb
     /// notifies once when done, not once per node.
     fn spawned(
@@ -633,6 +663,16 @@ impl<const N: usize> Supervisor<N> {
         let fault = NodeFault::new(node, kind);
         log_warn!("{}", fault);
         Err(fault)
+    }
+}
+
+/// A teardown in flight (see [`Supervisor::halt`]); dropped when the
+/// teardown ends, returned or cancelled.
+struct Tearing<'a>(&'a AtomicU8);
+
+impl Drop for Tearing<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

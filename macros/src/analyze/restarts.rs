@@ -14,7 +14,7 @@ use crate::model::{Cfg, RestartModel};
 /// `#[cfg]` (a budget must not depend on which features are in).
 ///
 /// Pinned by: `restart_budget_twice`, `restart_budget_under_cfg`,
-/// `no_restart/restart_budget_item_without_feature`.
+/// `restart_budget_in_fragment`, `no_restart/restart_budget_item_without_feature`.
 pub(super) fn graph_budget(
     d: &mut Declared,
     kw: &Ident,
@@ -62,7 +62,7 @@ fn feature_message(kw: &str) -> String {
 /// `R in T` checked: `R` in 1..=255, `T` at least 1 ms.
 ///
 /// Pinned by: `restart_budget_zero`, `restart_budget_zero_window`,
-/// `restart_budget_over_255`.
+/// `restart_budget_over_255`, `restart_budget_window_over_u32`.
 fn budget_value(r: &LitInt, t: &LitInt, mut err: impl FnMut(Span, &str)) -> Option<(u16, u32)> {
     let restarts = match r.base10_parse::<u16>() {
         Ok(0) => {
@@ -107,10 +107,11 @@ fn budget_value(r: &LitInt, t: &LitInt, mut err: impl FnMut(Span, &str)) -> Opti
 /// backoff and budget (its own, else the graph default for a node with a
 /// policy). `restart: never` without a budget needs nothing.
 ///
-/// Pinned by: `restart_without_feature`, `restart_unknown_policy`,
-/// `restart_on_pause`, `restart_without_task`, `backoff_without_restart`,
-/// `backoff_min_over_max`, `backoff_zero`, `on_failure_cannot_fail` (and, in
-/// the shell, `exit_without_exit_status`).
+/// Pinned by: `restart_without_feature`, `backoff_without_feature`,
+/// `restart_unknown_policy`, `restart_on_pause`, `restart_on_pause_pool`,
+/// `restart_without_task`, `backoff_without_restart`, `backoff_min_over_max`,
+/// `backoff_zero`, `backoff_over_u32`, `on_failure_cannot_fail` (and, in the
+/// shell, `exit_without_exit_status`).
 pub(super) fn check(
     site: &Site,
     c: &Clauses,
@@ -231,10 +232,13 @@ fn check_policy_site(site: &Site, c: &Clauses, sp: Span, errors: &mut Errors) {
 
 /// `MIN..MAX` checked: `MIN` at least 1 ms and not above `MAX`.
 fn backoff(site: &Site, min: &LitInt, max: &LitInt, errors: &mut Errors) -> Option<(u32, u32)> {
-    let (Ok(lo), Ok(hi)) = (min.base10_parse::<u32>(), max.base10_parse::<u32>()) else {
+    let (lo, hi) = (min.base10_parse::<u32>(), max.base10_parse::<u32>());
+    let (Ok(lo), Ok(hi)) = (lo, hi.as_ref().copied()) else {
+        // Point at the bound that does not fit.
+        let wide = if hi.is_err() { max } else { min };
         site.err(
             errors,
-            min.span(),
+            wide.span(),
             "`backoff:` bounds are milliseconds and must fit a u32",
         );
         return None;

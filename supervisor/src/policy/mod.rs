@@ -122,6 +122,10 @@ pub(crate) mod phase {
     /// The node runs but stalled: cycle it at `due` unless it beat again.
     #[cfg_attr(not(feature = "liveness"), allow(dead_code))]
     pub const AFTER_STALL: u8 = 2;
+    /// The node's restart brought it back but not the dependent in
+    /// `RestartState::left`, held down since: cycle the node again at `due`
+    /// unless that dependent is back (or no longer held) by then.
+    pub const AFTER_PARTIAL: u8 = 3;
 }
 
 /// The mutable half of a node's restart configuration: 16 bytes of RAM
@@ -135,6 +139,9 @@ pub struct RestartState {
     pub(crate) attempt: AtomicU8,
     /// Restarts so far (saturating), for the trace table.
     pub(crate) count: AtomicU16,
+    /// [`phase::AFTER_PARTIAL`]: the slot of the dependent that did not
+    /// come back.
+    pub(crate) left: AtomicU8,
     /// When the scheduled restart is due (32-bit ticks, wrapping).
     pub(crate) due: AtomicU32,
     /// When the driver last brought the node back (32-bit ticks).
@@ -150,6 +157,7 @@ impl RestartState {
             phase: AtomicU8::new(phase::IDLE),
             attempt: AtomicU8::new(0),
             count: AtomicU16::new(0),
+            left: AtomicU8::new(0),
             due: AtomicU32::new(0),
             up_at: AtomicU32::new(0),
             log: budget::Cursor::new(),

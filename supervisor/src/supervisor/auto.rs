@@ -74,6 +74,7 @@ impl<const N: usize> Supervisor<N> {
         let overtaken = match st.phase.load(Ordering::Relaxed) {
             phase::IDLE => true,
             phase::AFTER_EXIT => running,
+            phase::AFTER_PARTIAL => !self.still_held(st.left.load(Ordering::Relaxed)),
             _ => !running || !stalled(node, spec, now),
         };
         if !overtaken {
@@ -101,9 +102,19 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
+    /// Slot `slot` is down and held, as a restart that failed to bring it
+    /// back left it (nothing else has brought it up or latched it since).
+    fn still_held(&self, slot: u8) -> bool {
+        let left = |n: &TaskNode| n.flags() & (flag::RUNNING | flag::BLOCKED) == flag::HELD;
+        self.graph().node(slot.into()).is_some_and(left)
+    }
+
     /// Make a due restart through the manual verb, and settle its outcome:
     /// a spent budget escalates, a missed ack ends the driver, a failed
-    /// spawn is retried after the next backoff, a refusal drops it.
+    /// spawn is a failure: retried after the next backoff (the budget
+    /// applies), the node's own if it stayed down, or, if a dependent did
+    /// not come back, the whole restart again (which brings the held
+    /// dependents back); a refusal drops it.
     async fn auto_restart(
         &self,
         node: &'static TaskNode,
@@ -142,7 +153,15 @@ impl<const N: usize> Supervisor<N> {
             Err(e) if e.is_refusal() => {}
             Err(NodeFault { node: failed, .. }) => {
                 log_warn!("restart: `{}` did not come back; retrying", failed.name);
-                schedule(node, spec, now_ticks32(), phase::AFTER_EXIT);
+                let slot = self.graph().index_of(failed);
+                let why = match slot.filter(|_| !core::ptr::eq(failed, node)) {
+                    Some(slot) => {
+                        st.left.store(slot as u8, Ordering::Relaxed);
+                        phase::AFTER_PARTIAL
+                    }
+                    None => phase::AFTER_EXIT,
+                };
+                schedule(node, spec, now_ticks32(), why);
             }
         }
         Ok(())

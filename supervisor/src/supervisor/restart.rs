@@ -62,9 +62,11 @@ impl<const N: usize> Supervisor<N> {
     /// overlapping; each node waits at most its own slot timeout, counted
     /// from when it begins to wait for its gates). The node comes back even
     /// if it was down (an exited `Terminate` worker); a dependent comes
-    /// back only if it was running. Detached nodes are never touched, nor
-    /// what depends on the node only through one. A pool member restarts
-    /// alone (not its pool).
+    /// back if it was running, or if an earlier restart of the node left it
+    /// held (below). While they stop, the dependents carry the collateral
+    /// hold, so no other verb brings one up under the wave. Detached nodes
+    /// are never touched, nor what depends on the node only through one. A
+    /// pool member restarts alone (not its pool).
     /// The node's own dependencies are left as they are (as with
     /// `start_node`; `activate` is the verb that starts them too).
     ///
@@ -86,12 +88,16 @@ impl<const N: usize> Supervisor<N> {
     /// are down); a failed spawn names the node that did not come back and
     /// the gate that stayed closed. A node that does not come back (failed
     /// or refused) keeps down itself and the restarted nodes that depend on
-    /// it; the others come back. The first such fault is returned.
+    /// it; the others come back. The first such fault is returned. After a
+    /// failure, the dependents left down keep the collateral hold, the node
+    /// itself does not: `activate(node)`, or the next restart of the node
+    /// that gets through, brings them back (`start` skips them, as it skips
+    /// what a `deactivate` holds).
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
-    /// edges; the future holds a `[u8; N]`, the stop wave's 11 bytes per
-    /// slot and (once a node must wait) the bring-up wave's 9.
+    /// edges; the future holds two `[bool; N]` and the stop wave's 11 bytes
+    /// per slot.
     pub async fn restart(
         &self,
         node: &'static TaskNode,
@@ -116,24 +122,25 @@ impl<const N: usize> Supervisor<N> {
         let mut set = Cascade::<N>::new(0);
         set.add(self.graph, seed, node);
         set.close_over_dependents(self.graph);
-        // Who comes back: the node, and each member of the set up now.
-        set.come_up(seed);
-        for &i in &self.graph.order[set.lo..=set.hi] {
-            let i = i as usize;
-            let up = |n: &TaskNode| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
-            if set.has(i) && self.graph.node(i).is_some_and(up) {
-                set.come_up(i);
+        let span = &self.graph.order[set.lo..=set.hi];
+        let back = self.hold_dependents(seed, &set);
+        if let Err(e) = stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await {
+            self.release_holds(span, &back);
+            return Err(e);
+        }
+        // The holds go before the bring-up (the wave refuses a held node);
+        // one that something else explains stays, and the wave reports it.
+        self.release_holds(span, &back);
+        let mut fast = FastPath::new();
+        for &i in span {
+            if back[i as usize] {
+                set.come_up(i as usize);
             }
         }
-        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
-        let mut fast = FastPath::new();
-        for &i in &self.graph.order[set.lo..=set.hi] {
+        for &i in span {
             let i = i as usize;
-            let back = self
-                .graph
-                .node(i)
-                .filter(|n| set.wants(i) && !n.is_running());
-            if let Some(n) = back {
+            let down = self.graph.node(i).filter(|n| back[i] && !n.is_running());
+            if let Some(n) = down {
                 if fast.try_now(self, i, n, spawner, era) {
                     // Done with: the wave must not bring it up again.
                     set.join(i);
@@ -143,6 +150,21 @@ impl<const N: usize> Supervisor<N> {
         let result = self
             .rest_as_wave(fast, Want::Marked(&set), spawner, era)
             .await;
+        // A dependent a failure left down keeps the hold (`activate(node)`
+        // or the next restart of `node` brings it back); after a refusal (a
+        // latch, a teardown, a dependency stopping) the restart's holds go.
+        if result.is_err_and(|e| !e.is_refusal()) {
+            for &i in span {
+                let i = i as usize;
+                let left_down = self
+                    .graph
+                    .node(i)
+                    .filter(|n| back[i] && i != seed && !n.is_running());
+                if let Some(n) = left_down {
+                    n.set_held(true);
+                }
+            }
+        }
         notify::changed();
         #[cfg(feature = "events")]
         match result {
@@ -154,5 +176,80 @@ impl<const N: usize> Supervisor<N> {
             Err(_) => {}
         }
         result
+    }
+
+    /// Who comes back: the node, each member of `set` up now, and each one a
+    /// failed restart of the node left held (its dependencies in the set
+    /// come back, and nothing else holds it). The dependents among them get
+    /// the collateral hold for the restart's duration: no other verb brings
+    /// one up between its stop and its turn (or on top of its dependency
+    /// while that one stops). One pass over the set's span in dependency
+    /// order.
+    fn hold_dependents(&self, seed: usize, set: &Cascade<N>) -> [bool; N] {
+        let mut back = [false; N];
+        back[seed] = true;
+        for &i in &self.graph.order[set.lo..=set.hi] {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i).filter(|_| set.has(i) && i != seed) else {
+                continue;
+            };
+            let f = n.flags();
+            let up = f & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
+            let left_held =
+                f & (flag::RUNNING | flag::BLOCKED) == flag::HELD && self.may_rejoin(i, set, &back);
+            if up || left_held {
+                back[i] = true;
+                n.set_held(true);
+            }
+        }
+        back
+    }
+
+    /// A held, down member of the set may come back with it: its
+    /// dependencies in the set come back (`back`), the others run and are
+    /// not latched. A `#[cfg]`-removed dependency is no obstacle.
+    fn may_rejoin(&self, i: usize, set: &Cascade<N>, back: &[bool; N]) -> bool {
+        let up = |n: &TaskNode| n.flags() & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
+        self.graph.deps[i].iter().all(|&d| {
+            let d = d as usize;
+            if set.has(d) {
+                back[d]
+            } else {
+                self.graph.node(d).is_none_or(up)
+            }
+        })
+    }
+
+    /// No dependency of slot `i` is disabled or held. A `#[cfg]`-removed
+    /// dependency is clear.
+    fn deps_clear(&self, i: usize) -> bool {
+        self.graph.deps[i].iter().all(|&d| {
+            self.graph
+                .node(d as usize)
+                .is_none_or(|n| n.flags() & (flag::DISABLED | flag::HELD) == 0)
+        })
+    }
+
+    /// Release the hold of `n` if nothing but this restart holds it: no
+    /// dependency of it is disabled or held (activate's rule; dependencies
+    /// come first in the order, so theirs went already). `true` if released.
+    fn release_hold(&self, n: &'static TaskNode) -> bool {
+        let Some(i) = self.graph.index_of(n) else {
+            return false;
+        };
+        let release = n.is_held() && self.deps_clear(i);
+        if release {
+            n.set_held(false);
+        }
+        release
+    }
+
+    /// Release every hold of the restart's set that nothing else explains.
+    fn release_holds(&self, span: &[u8], back: &[bool; N]) {
+        for &i in span {
+            if let Some(n) = self.graph.node(i as usize).filter(|_| back[i as usize]) {
+                self.release_hold(n);
+            }
+        }
     }
 }

@@ -21,6 +21,14 @@
 //! - [`OnMiss::Continue`]: a node that missed its deadline counts as gone,
 //!   the wave goes on to its dependencies, and the first miss is returned
 //!   at the end.
+//! - a member that another verb brought back up after the wave counted it
+//!   down (an `activate` racing the wave) is stopped again before its
+//!   dependencies: when any node was marked up since the wave last looked
+//!   ([`notify::activations`]), the span is checked before the next node
+//!   is asked; if a member runs again, nothing more is asked, and once the
+//!   nodes in flight are down the wave walks its span again. Once a node
+//!   is asked, no bring-up puts a dependent on it
+//!   ([`FaultKind::DepStopping`](crate::FaultKind::DepStopping)).
 //!
 //! Cost: no allocation. The future holds, per graph slot, a count of
 //! dependents still up (2 bytes), a place in the in-flight list (1 byte)
@@ -28,7 +36,8 @@
 //! the dependency order and its edges; each ack costs one decrement per
 //! dependency of the node that acked; each wake-up re-reads the flags of
 //! the nodes in flight (no scan of the graph, no all-pairs recheck): in
-//! total O(nodes + edges) plus O(nodes in flight) per wake-up.
+//! total O(nodes + edges) plus O(nodes in flight) per wake-up, plus one
+//! pass over the span per node marked up elsewhere meanwhile.
 
 use core::future::poll_fn;
 use core::pin::{Pin, pin};
@@ -39,7 +48,7 @@ use crate::error::ShutdownTimeout;
 use crate::fault::NodeFault;
 use crate::log::log_warn;
 use crate::node::{flag, transition};
-use crate::notify::Observer;
+use crate::notify::{self, Observer};
 use crate::phase::Phase;
 use crate::wait::Tick;
 use crate::{Graph, TaskNode};
@@ -81,6 +90,12 @@ struct StopWave<const N: usize> {
     spin: u8,
     on_miss: OnMiss,
     first_miss: Option<ShutdownTimeout>,
+    /// [`notify::activations`] when the wave last made sure no dependent
+    /// came back behind it.
+    seen: u32,
+    /// A node was not asked because a dependent of it came back: walk the
+    /// span again once the nodes in flight are down.
+    again: bool,
 }
 
 impl<const N: usize> StopWave<N> {
@@ -102,6 +117,8 @@ impl<const N: usize> StopWave<N> {
             spin: 0,
             on_miss,
             first_miss: None,
+            seen: notify::activations(),
+            again: false,
         }
     }
 }
@@ -122,6 +139,10 @@ struct Run<'a, const N: usize> {
     /// Set by the first stop request of this poll: the task was queued
     /// before it, so a worker on this executor runs (and acks) first.
     asked: bool,
+    seen: &'a mut u32,
+    again: &'a mut bool,
+    lo: usize,
+    hi: usize,
 }
 
 impl<const N: usize> Run<'_, N> {
@@ -194,7 +215,7 @@ impl<const N: usize> Run<'_, N> {
     /// Slot `i` is down: each of its dependencies in the wave has one
     /// dependent less to wait for. Iterative (a stack in the free tail of
     /// the in-flight list), so a run of down nodes costs no recursion.
-    fn done(&mut self, cx: &Context<'_>, i: usize) {
+    fn done(&mut self, cx: &Context<'_>, i: usize, member: &impl Fn(usize) -> bool) {
         // Slots on the stack are neither in flight nor done yet, so the
         // stack and the in-flight list together never exceed N entries.
         let mut top = N;
@@ -210,6 +231,13 @@ impl<const N: usize> Run<'_, N> {
                 if *l > 0 {
                     continue;
                 }
+                if *self.again || self.member_came_back(member) {
+                    // Left for the next walk of the span, which finds the
+                    // member up again and stops it first.
+                    self.left[d] = OUT;
+                    *self.again = true;
+                    continue;
+                }
                 if !self.ask(cx, d) {
                     self.left[d] = OUT;
                     top -= 1;
@@ -223,14 +251,36 @@ impl<const N: usize> Run<'_, N> {
         }
     }
 
+    /// A member the wave counted down (acked, or down when reached) runs
+    /// again. Checked only if a node was marked up since the wave last
+    /// looked: one pass over the span then.
+    fn member_came_back(&mut self, member: &impl Fn(usize) -> bool) -> bool {
+        let now = notify::activations();
+        if now == *self.seen {
+            return false;
+        }
+        let graph = self.graph;
+        let back = graph.order[self.lo..=self.hi].iter().any(|&j| {
+            let j = j as usize;
+            let up = graph
+                .node(j)
+                .is_some_and(|n| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING);
+            up && self.left[j] == OUT && member(j)
+        });
+        if !back {
+            *self.seen = now;
+        }
+        back
+    }
+
     /// Retire every node in flight that acked, and whatever that lets go.
-    fn collect(&mut self, cx: &Context<'_>) {
+    fn collect(&mut self, cx: &Context<'_>, member: &impl Fn(usize) -> bool) {
         let mut k = 0;
         while k < *self.flying as usize {
             let i = self.flight[k] as usize;
             if self.graph.node(i).is_none_or(acked) {
                 self.drop_flight(k);
-                self.done(cx, i);
+                self.done(cx, i, member);
             } else {
                 k += 1;
             }
@@ -304,6 +354,10 @@ impl<const N: usize> StopWave<N> {
             flying: &mut this.flying,
             deadline: &mut this.deadline,
             asked: false,
+            seen: &mut this.seen,
+            again: &mut this.again,
+            lo: this.lo as usize,
+            hi: this.hi as usize,
         };
         if !this.started {
             this.started = true;
@@ -312,7 +366,16 @@ impl<const N: usize> StopWave<N> {
             }
         }
         loop {
-            run.collect(cx);
+            run.collect(cx, member);
+            if *run.flying == 0 && *run.again {
+                // A dependent came back behind the wave: walk the span
+                // again from its current state (down members leave at once).
+                *run.again = false;
+                *run.seen = notify::activations();
+                run.left.fill(OUT);
+                run.begin(cx, run.lo, run.hi, member);
+                continue;
+            }
             if *run.flying == 0 {
                 return Poll::Ready(this.first_miss.take().map_or(Ok(()), Err));
             }
@@ -339,7 +402,7 @@ impl<const N: usize> StopWave<N> {
                     }
                     this.first_miss.get_or_insert(miss);
                     run.drop_flight(k);
-                    run.done(cx, i);
+                    run.done(cx, i, member);
                     continue;
                 }
             };

@@ -1,0 +1,12 @@
+use embassy_supervisor::{TaskNode, supervisor_graph};
+
+async fn work(node: &'static TaskNode) {
+    node.wait_shutdown().await;
+    node.ack_dropped();
+}
+
+supervisor_graph! {
+    node SENSOR = Terminate, task: work, restart: always, backoff: 100..5_000_000_000;
+}
+
+fn main() {}
