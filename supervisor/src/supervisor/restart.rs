@@ -128,9 +128,9 @@ impl<const N: usize> Supervisor<N> {
             self.release_holds(span, &back);
             return Err(e);
         }
-        // The holds go before the bring-up (the wave refuses a held node);
-        // one that something else explains stays, and the wave reports it.
-        self.release_holds(span, &back);
+        // Each hold goes at the node's turn (its dependencies are back), on
+        // the fast path here or in the wave; one that something else
+        // explains stays, and the bring-up reports it.
         let mut fast = FastPath::new();
         for &i in span {
             if back[i as usize] {
@@ -141,14 +141,18 @@ impl<const N: usize> Supervisor<N> {
             let i = i as usize;
             let down = self.graph.node(i).filter(|n| back[i] && !n.is_running());
             if let Some(n) = down {
+                let released = self.release_hold(n);
                 if fast.try_now(self, i, n, spawner, era) {
                     // Done with: the wave must not bring it up again.
                     set.join(i);
+                } else if released {
+                    // Left to the wave, which releases it at its turn.
+                    n.set_held(true);
                 }
             }
         }
         let result = self
-            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
+            .rest_as_wave(fast, Want::Rejoin(&set, &back), spawner, era)
             .await;
         // A dependent a failure left down keeps the hold (`activate(node)`
         // or the next restart of `node` brings it back); after a refusal (a
@@ -233,7 +237,7 @@ impl<const N: usize> Supervisor<N> {
     /// Release the hold of `n` if nothing but this restart holds it: no
     /// dependency of it is disabled or held (activate's rule; dependencies
     /// come first in the order, so theirs went already). `true` if released.
-    fn release_hold(&self, n: &'static TaskNode) -> bool {
+    pub(super) fn release_hold(&self, n: &'static TaskNode) -> bool {
         let Some(i) = self.graph.index_of(n) else {
             return false;
         };

@@ -130,6 +130,10 @@ pub(super) enum Want<'a, const N: usize> {
     /// Each down node the cascade marked to come up (`activate`,
     /// `restart`). One latched meanwhile is refused, as a failure.
     Marked(&'a Cascade<N>),
+    /// As `Marked` (`restart`), and a node marked in the array keeps the
+    /// restart's collateral hold until its turn (its dependencies in the
+    /// wave are up): no other verb brings it up before then.
+    Rejoin(&'a Cascade<N>, &'a [bool; N]),
 }
 
 impl<const N: usize> Want<'_, N> {
@@ -139,7 +143,17 @@ impl<const N: usize> Want<'_, N> {
             Want::Each(wanted) => {
                 node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
             }
-            Want::Marked(set) => set.wants(i) && !node.is_running(),
+            Want::Marked(set) | Want::Rejoin(set, _) => set.wants(i) && !node.is_running(),
+        }
+    }
+
+    /// Node `i`'s dependencies in the wave are up: a restart's own hold on
+    /// it goes (unless something else explains it).
+    fn at_turn(&self, sup: &Supervisor<N>, i: usize, node: &'static TaskNode) {
+        if let Want::Rejoin(_, held) = self {
+            if held[i] {
+                sup.release_hold(node);
+            }
         }
     }
 }
@@ -325,7 +339,7 @@ impl<const N: usize> Supervisor<N> {
             if !candidate {
                 continue;
             }
-            let next = self.wave_step(wave, i, node, t, spawner, era);
+            let next = self.wave_step(wave, want, i, node, t, spawner, era);
             wave.state[i] = next;
             if matches!(next, WAITING | DEFERRED | RETRY) {
                 span = Some(span.map_or((r, r), |(a, _)| (a, r)));
@@ -344,9 +358,11 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// What becomes of node `i` in this pass.
+    #[allow(clippy::too_many_arguments)]
     fn wave_step(
         &self,
         wave: &mut StartWave<N>,
+        want: &Want<'_, N>,
         i: usize,
         node: &'static TaskNode,
         t: u64,
@@ -367,6 +383,7 @@ impl<const N: usize> Supervisor<N> {
         if held == DEFERRED {
             return DEFERRED;
         }
+        want.at_turn(self, i, node);
         if let Some(why) = blocked_by(node.flags()) {
             // Latched (or detached) during the wave: refused now, not at
             // the end of a gate wait it no longer needs.
