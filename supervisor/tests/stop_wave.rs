@@ -225,6 +225,12 @@ fn each_ack_deadline_runs_from_that_nodes_own_stop_request() {
         common::wait_until(|| !F.is_running(), Duration::from_secs(1))
             .await
             .unwrap();
+        // The abort left F's dependencies up. Stop them here: a worker left
+        // on this test's executor would ack on its own thread while the
+        // next test steps the mock clock (a late ack, under load).
+        let (r, _) = timed(SUP.teardown()).await;
+        assert!(r.is_ok(), "{r:?}");
+        assert!(ALL.iter().all(|n| !n.is_running()));
         common::pass();
     }
     common::run(&ALL, |s| s.spawn(drive(s).unwrap()));
