@@ -313,8 +313,11 @@ impl<const N: usize> Supervisor<N> {
     /// A node that fails to come up keeps down only itself and the nodes
     /// started here that depend on it; everything else comes up, and the
     /// first failure is returned (each is logged;
-    /// [`failed_node`](Self::failed_node) names the first). A node not in
-    /// this graph is refused ([`Refusal::NotInGraph`]).
+    /// [`failed_node`](Self::failed_node) names the first). A dependent
+    /// whose hold this call released and that stayed down takes the hold
+    /// back, so `activate` of the same node again (once the cause is gone)
+    /// brings it up. A node not in this graph is refused
+    /// ([`Refusal::NotInGraph`]).
     pub async fn activate(
         &self,
         node: &'static TaskNode,
@@ -379,6 +382,7 @@ impl<const N: usize> Supervisor<N> {
             });
             if n.is_held() && !blocked {
                 n.set_held(false);
+                set.release(i);
                 if !n.is_disabled() && comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
                     set.come_up(i);
                 }
@@ -387,10 +391,30 @@ impl<const N: usize> Supervisor<N> {
         let result = self
             .rest_as_wave(fast, Want::Marked(&set), spawner, era)
             .await;
+        if result.is_err_and(|e| !e.is_refusal()) {
+            self.hold_again(&set);
+        }
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
         notify::changed();
         result
+    }
+
+    /// After a failed bring-up: each dependent whose collateral hold the
+    /// cascade released and that is still down takes it back, so the next
+    /// `activate` of its ancestor brings it up (and `start` skips it, as
+    /// before). One pass from the cascade's first rank; failure path only.
+    fn hold_again(&self, set: &Cascade<N>) {
+        for &i in &self.graph.order[set.lo.min(N)..] {
+            let i = i as usize;
+            let left_down = self
+                .graph
+                .node(i)
+                .filter(|n| set.set[i] & REL != 0 && !n.is_running());
+            if let Some(n) = left_down {
+                n.set_held(true);
+            }
+        }
     }
 
     /// Latch `disabled` on `node` (with its whole pool, for a pool member)
@@ -728,7 +752,8 @@ fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> 
 /// The node set of one cascade, with the span of the dependency order it
 /// occupies (ranks `lo..=hi`), so its passes skip the rest of the graph.
 struct Cascade<const N: usize> {
-    /// Per slot: [`OUT`], [`IN`] or [`UP`].
+    /// Per slot: [`OUT`], [`IN`] or [`UP`], with [`REL`] on a dependent
+    /// whose hold the verb released.
     set: [u8; N],
     lo: usize,
     hi: usize,
@@ -743,6 +768,9 @@ const OUT: u8 = 0;
 const IN: u8 = 1;
 /// In the cascade, and to be brought up by its verb.
 const UP: u8 = 2;
+/// A dependent whose collateral hold the verb released (a bit beside
+/// [`IN`] / [`UP`]).
+const REL: u8 = 4;
 
 impl<const N: usize> Cascade<N> {
     fn new(latch: u16) -> Self {
@@ -766,12 +794,17 @@ impl<const N: usize> Cascade<N> {
     /// Member `i` is left to the bring-up wave (or, for a restart, to be
     /// brought back up).
     fn come_up(&mut self, i: usize) {
-        self.set[i] = UP;
+        self.set[i] = UP | (self.set[i] & REL);
     }
 
     /// Member `i` is to be brought up.
     fn wants(&self, i: usize) -> bool {
-        self.set[i] == UP
+        self.set[i] & UP != 0
+    }
+
+    /// Member `i` is a dependent whose collateral hold the verb released.
+    fn release(&mut self, i: usize) {
+        self.set[i] |= REL;
     }
 
     /// Add slot `i`, with its whole pool if it is a pool member. Detached
