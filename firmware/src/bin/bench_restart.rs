@@ -121,11 +121,26 @@ async fn bench(spawner: Spawner) {
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|board|{}", fw::board::NAME);
-    fw::println!("INFO|size_of::<TaskNode>() (RAM, every node)|{}", core::mem::size_of::<TaskNode>());
-    fw::println!("INFO|size_of::<NodeSpec>() (flash, every node)|{}", core::mem::size_of::<NodeSpec>());
-    fw::println!("INFO|size_of::<RestartSpec>() (flash, per policy node)|{}", core::mem::size_of::<RestartSpec>());
-    fw::println!("INFO|size_of::<RestartState>() (RAM, per policy node)|{}", core::mem::size_of::<RestartState>());
-    fw::println!("INFO|RestartLog bytes per budget restart (RAM)|{}", core::mem::size_of::<RestartLog<1>>());
+    fw::println!(
+        "INFO|size_of::<TaskNode>() (RAM, every node)|{}",
+        core::mem::size_of::<TaskNode>()
+    );
+    fw::println!(
+        "INFO|size_of::<NodeSpec>() (flash, every node)|{}",
+        core::mem::size_of::<NodeSpec>()
+    );
+    fw::println!(
+        "INFO|size_of::<RestartSpec>() (flash, per policy node)|{}",
+        core::mem::size_of::<RestartSpec>()
+    );
+    fw::println!(
+        "INFO|size_of::<RestartState>() (RAM, per policy node)|{}",
+        core::mem::size_of::<RestartState>()
+    );
+    fw::println!(
+        "INFO|RestartLog bytes per budget restart (RAM)|{}",
+        core::mem::size_of::<RestartLog<1>>()
+    );
 
     spawner.spawn(run(spawner).unwrap());
     Timer::after_millis(2).await;
@@ -152,7 +167,11 @@ async fn bench(spawner: Spawner) {
     let got = |x: u64| (x > 0).then_some(x);
     row("RESTART", 4, "exit -> restart scheduled", 1, got(v[2]));
     row("RESTART", 4, "restart(PLEAF) after its exit", 1, got(w[2]));
-    fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) { 1 } else { 0 })
+    fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) {
+        1
+    } else {
+        0
+    })
 }
 
 #[entry]

@@ -41,13 +41,17 @@ async fn link(node: &'static TaskNode) -> Result<(), ()> {
         Timer::after_millis(2).await;
         return Err(());
     }
-    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
     Ok(())
 }
 
 async fn app(node: &'static TaskNode) {
     APP_UPS.add(1, Ordering::AcqRel);
-    let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+    let _ = node
+        .run_cancellable_acked(core::future::pending::<()>())
+        .await;
 }
 
 /// Beats every 5 ms while `PUMP_BEATS`.
@@ -130,7 +134,10 @@ async fn main_task(spawner: Spawner) {
     // 2. The watchdog feed.
     let before = feeds();
     Timer::after_millis(20).await;
-    check("watchdog: fed while every node beats", feeds() > before + 10);
+    check(
+        "watchdog: fed while every node beats",
+        feeds() > before + 10,
+    );
     PUMP_BEATS.store(false, Ordering::Release);
     let stale = with_timeout(Duration::from_millis(60), async {
         while GRAPH.all_fresh() {
@@ -166,7 +173,10 @@ async fn main_task(spawner: Spawner) {
         Ok(NodeFault { node, kind: FaultKind::Escalated { restarts: 2, window_ms: 1000 } })
             if core::ptr::eq(node, &FLAKY)
     );
-    check("escalation: run() returned Escalated naming FLAKY and 2", named);
+    check(
+        "escalation: run() returned Escalated naming FLAKY and 2",
+        named,
+    );
     check(
         "escalation: FLAKY started three times",
         FLAKY_UPS.load(Ordering::Acquire) == 3,
