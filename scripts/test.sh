@@ -50,6 +50,7 @@ step "disk: $(avail_mb) MB free at the start"
 
 step "rustfmt"
 cargo fmt --all --check
+(cd firmware && cargo fmt --all --check)
 
 step "structure: no macro fn over 80 lines, no import circle in the runtime"
 scripts/fn-lengths.sh 80 $(find macros/src -name '*.rs')
