@@ -146,12 +146,19 @@ fn activate_keeps_down_only_the_failed_subtree() {
         assert!(SUP.deactivate(&R).await.is_ok());
         let (r, took, spawned) = timed(SUP.activate(&R, s), &[(0, &GD), (300, &GB)]).await;
         only_a_subtree_down(r, took, &spawned);
-        // Nothing is left latched or held: `start` brings the rest up.
-        assert!(ALL.iter().all(|n| !n.is_disabled() && !n.is_held()));
+        // Nothing is latched; the dependents of R that the activate
+        // released and left down (A, which failed, and D and E on it) are
+        // held again, so `start` skips them and the next `activate(R)`
+        // brings them up.
+        assert!(ALL.iter().all(|n| !n.is_disabled()));
+        assert!(A.is_held() && D.is_held() && E.is_held());
+        assert!(!R.is_held() && !B.is_held() && !C.is_held());
         GA.provide(());
         GD.provide(());
         assert!(SUP.start(s).await.is_ok());
-        assert!(ALL.iter().all(|n| n.is_running()));
+        assert!(!A.is_running() && !D.is_running() && !E.is_running());
+        assert!(SUP.activate(&R, s).await.is_ok());
+        assert!(ALL.iter().all(|n| n.is_running() && !n.is_held()));
         assert!(SUP.teardown().await.is_ok());
         common::pass();
     }
