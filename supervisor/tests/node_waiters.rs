@@ -280,6 +280,7 @@ fn a_task_that_stopped_waiting_is_not_woken_by_the_stop() {
 // ---- a resident shell -----------------------------------------------------
 
 /// A generated `task:` node: its shell stays resident between activations.
+#[cfg(feature = "macros")]
 mod resident {
     use embassy_supervisor::{Supervisor, supervisor_graph};
 
@@ -288,8 +289,10 @@ mod resident {
     }
     pub static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 }
+#[cfg(feature = "macros")]
 use resident::{SHELL, SUP as SUP_R};
 
+#[cfg(feature = "macros")]
 #[test]
 fn waits_on_a_resident_shell_see_the_stop_of_each_activation() {
     #[embassy_executor::task]
