@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::task::{Poll, Waker};
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use embassy_executor::{Executor, Spawner};
@@ -37,18 +38,24 @@ pub fn run(watched: &[&'static TaskNode], spawn_driver: fn(Spawner)) {
     for node in watched {
         node.clear_fault();
     }
-    let exec = std::thread::spawn(move || {
-        // The executor must outlive every task it runs: leak one per test.
-        let ex: &'static mut Executor = Box::leak(Box::new(Executor::new()));
-        ex.run(spawn_driver);
-    });
+    let mut exec = EXECUTOR.lock().unwrap_or_else(|p| p.into_inner());
+    if exec.as_ref().is_none_or(|t| t.is_finished()) {
+        // A thread that ended has reported its panic to the test that ran
+        // on it; start a fresh one.
+        *exec = Some(std::thread::spawn(|| {
+            // The executor must outlive every task it runs: leak it.
+            let ex: &'static mut Executor = Box::leak(Box::new(Executor::new()));
+            ex.run(|s| s.spawn(dispatcher(s).unwrap()));
+        }));
+    }
+    hand_over(spawn_driver);
     let deadline = StdInstant::now() + WALL_LIMIT;
     loop {
         if PASSED.load(Ordering::SeqCst) {
             return;
         }
-        if exec.is_finished() {
-            match exec.join() {
+        if exec.as_ref().is_some_and(|t| t.is_finished()) {
+            match exec.take().unwrap().join() {
                 Err(panic) => std::panic::resume_unwind(panic),
                 Ok(()) => panic!("executor thread ended without pass()"),
             }
@@ -57,6 +64,43 @@ pub fn run(watched: &[&'static TaskNode], spawn_driver: fn(Spawner)) {
             panic!("test hung; {}", describe(watched));
         }
         std::thread::sleep(StdDuration::from_millis(1));
+    }
+}
+
+// Every test of a binary runs on one executor thread. Tasks a test leaves
+// behind (a parked resident shell, a `run()` loop) stay on that thread, so
+// the next test that wakes them runs them in its own executor's order; with
+// a thread per test they would run on the old thread, concurrently with the
+// new test, and its counts would race.
+static EXECUTOR: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+
+/// The driver handed to the executor thread, and the dispatcher's waker.
+static NEXT: Mutex<(Option<fn(Spawner)>, Option<Waker>)> = Mutex::new((None, None));
+
+fn hand_over(spawn_driver: fn(Spawner)) {
+    let mut next = NEXT.lock().unwrap_or_else(|p| p.into_inner());
+    next.0 = Some(spawn_driver);
+    if let Some(w) = next.1.take() {
+        w.wake();
+    }
+}
+
+/// Spawns each test's driver on this executor as it is handed over.
+#[embassy_executor::task]
+async fn dispatcher(spawner: Spawner) {
+    loop {
+        let spawn_driver = core::future::poll_fn(|cx| {
+            let mut next = NEXT.lock().unwrap_or_else(|p| p.into_inner());
+            match next.0.take() {
+                Some(f) => Poll::Ready(f),
+                None => {
+                    next.1 = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }
+        })
+        .await;
+        spawn_driver(spawner);
     }
 }
 
