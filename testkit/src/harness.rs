@@ -75,12 +75,20 @@ pub fn run(watched: &[&'static TaskNode], spawn_driver: fn(Spawner)) {
 static EXECUTOR: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
 
 /// The driver handed to the executor thread, and the dispatcher's waker.
-static NEXT: Mutex<(Option<fn(Spawner)>, Option<Waker>)> = Mutex::new((None, None));
+struct Mailbox {
+    driver: Option<fn(Spawner)>,
+    dispatcher: Option<Waker>,
+}
+
+static NEXT: Mutex<Mailbox> = Mutex::new(Mailbox {
+    driver: None,
+    dispatcher: None,
+});
 
 fn hand_over(spawn_driver: fn(Spawner)) {
     let mut next = NEXT.lock().unwrap_or_else(|p| p.into_inner());
-    next.0 = Some(spawn_driver);
-    if let Some(w) = next.1.take() {
+    next.driver = Some(spawn_driver);
+    if let Some(w) = next.dispatcher.take() {
         w.wake();
     }
 }
@@ -91,10 +99,10 @@ async fn dispatcher(spawner: Spawner) {
     loop {
         let spawn_driver = core::future::poll_fn(|cx| {
             let mut next = NEXT.lock().unwrap_or_else(|p| p.into_inner());
-            match next.0.take() {
+            match next.driver.take() {
                 Some(f) => Poll::Ready(f),
                 None => {
-                    next.1 = Some(cx.waker().clone());
+                    next.dispatcher = Some(cx.waker().clone());
                     Poll::Pending
                 }
             }
