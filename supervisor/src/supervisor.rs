@@ -392,7 +392,8 @@ impl<const N: usize> Supervisor<N> {
             .rest_as_wave(fast, Want::Marked(&set), spawner, era)
             .await;
         if result.is_err_and(|e| !e.is_refusal()) {
-            self.hold_again(&set);
+            let released = |i: usize| set.set[i] & REL != 0;
+            self.hold_again(&self.graph.order[set.lo.min(N)..], released);
         }
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
@@ -400,17 +401,17 @@ impl<const N: usize> Supervisor<N> {
         result
     }
 
-    /// After a failed bring-up: each dependent whose collateral hold the
-    /// cascade released and that is still down takes it back, so the next
-    /// `activate` of its ancestor brings it up (and `start` skips it, as
-    /// before). One pass from the cascade's first rank; failure path only.
-    fn hold_again(&self, set: &Cascade<N>) {
-        for &i in &self.graph.order[set.lo.min(N)..] {
+    /// After a failed bring-up (`activate`, `restart`): each node of `span`
+    /// whose collateral hold the verb `released` and that is still down
+    /// takes it back, so the next `activate` of its ancestor brings it up
+    /// (and `start` skips it, as before). One pass; failure path only.
+    pub(super) fn hold_again(&self, span: &[u8], released: impl Fn(usize) -> bool) {
+        for &i in span {
             let i = i as usize;
             let left_down = self
                 .graph
                 .node(i)
-                .filter(|n| set.set[i] & REL != 0 && !n.is_running());
+                .filter(|n| released(i) && !n.is_running());
             if let Some(n) = left_down {
                 n.set_held(true);
             }

@@ -158,16 +158,7 @@ impl<const N: usize> Supervisor<N> {
         // or the next restart of `node` brings it back); after a refusal (a
         // latch, a teardown, a dependency stopping) the restart's holds go.
         if result.is_err_and(|e| !e.is_refusal()) {
-            for &i in span {
-                let i = i as usize;
-                let left_down = self
-                    .graph
-                    .node(i)
-                    .filter(|n| back[i] && i != seed && !n.is_running());
-                if let Some(n) = left_down {
-                    n.set_held(true);
-                }
-            }
+            self.hold_again(span, |i| back[i] && i != seed);
         }
         notify::changed();
         #[cfg(feature = "events")]
