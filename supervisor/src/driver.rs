@@ -9,7 +9,6 @@ use embassy_time::Instant;
 #[cfg(feature = "control")]
 use crate::control::{ControlCommand, ControlOp};
 use crate::fault::NodeFault;
-#[cfg(feature = "control")]
 use crate::log::log_warn;
 #[cfg(feature = "pool")]
 use crate::node::flag;
@@ -77,9 +76,14 @@ impl<const N: usize> Supervisor<N> {
     /// fails to grow is not a fault either: the pool tries again at its next
     /// change. An automatic restart whose budget is spent tears the graph
     /// down and returns [`FaultKind::Escalated`](crate::FaultKind::Escalated).
+    /// A refusal in the initial `start` (a node latched or a teardown begun
+    /// while it came up) is logged like a refused command, and the loop
+    /// goes on: a race lost by microseconds must not end the driver.
     pub async fn run(&self, spawner: Spawner) -> NodeFault {
-        if let Err(e) = self.start(spawner).await {
-            return e;
+        match self.start(spawner).await {
+            Err(e) if e.is_refusal() => log_warn!("start: {}", e),
+            Err(e) => return e,
+            Ok(()) => {}
         }
         #[cfg(feature = "restart")]
         let mut restarts = RestartWatch::new();

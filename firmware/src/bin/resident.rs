@@ -69,7 +69,7 @@ async fn high_restart() {
         ok &= SUP.deactivate(&LATE).await.is_ok();
         // Right after the ack: the thread executor has not yet returned
         // from the poll that acked.
-        SUP.activate(&LATE, spawner).await;
+        ok &= SUP.activate(&LATE, spawner).await.is_ok();
         ok &= LATE.is_running();
     }
     RACE_DONE.signal(ok);
@@ -131,8 +131,8 @@ async fn main_task(spawner: Spawner) {
     row("CHAIN task:", 5, "respawn_terminate", 5, c);
     let c = cost(|ok| *ok, async {
         let down = SUP.deactivate(&A3).await.is_ok();
-        SUP.activate(&A3, spawner).await;
-        down && A3.is_running()
+        let up = SUP.activate(&A3, spawner).await.is_ok();
+        down && up && A3.is_running()
     })
     .await;
     row("CHAIN task:", 5, "deactivate + activate(leaf)", 1, c);
