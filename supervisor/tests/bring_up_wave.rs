@@ -4,13 +4,11 @@
 //! failure keeps down only the failed node and what depends on it.
 mod common;
 
-use common::Event::Spawned;
 use embassy_executor::Spawner;
-use embassy_futures::select::{Either, select};
 use embassy_supervisor::{
     FaultKind, Gate, Graph, Mode, NodeFault, NodeSpec, ResourceSlot, Supervisor, TaskNode,
 };
-use embassy_time::{Duration, Instant};
+use embassy_time::Instant;
 
 static GA: ResourceSlot<()> = ResourceSlot::new();
 static GB: ResourceSlot<()> = ResourceSlot::new();
@@ -61,37 +59,14 @@ async fn all_up(s: Spawner) {
     }
 }
 
-/// Step the mock clock 1 ms at a time, filling each gate at its mock ms.
-async fn clock(fills: &[(u64, &'static ResourceSlot<()>)]) -> ! {
-    let start = Instant::now();
-    loop {
-        let t = (Instant::now() - start).as_millis();
-        for (at, gate) in fills {
-            if *at == t {
-                gate.provide(());
-            }
-        }
-        common::settle().await;
-        common::advance(Duration::from_millis(1));
-    }
-}
-
 /// Run `verb` against the clock: its result, how long it took (mock ms),
 /// and when each node was spawned.
 async fn timed(
     verb: impl Future<Output = Result<(), NodeFault>>,
-    fills: &[(u64, &'static ResourceSlot<()>)],
+    fills: &[common::schedule::Fill],
 ) -> (Result<(), NodeFault>, u64, Vec<(&'static str, u64)>) {
-    common::log::clear();
-    let begin = Instant::now();
-    let Either::First(r) = select(verb, clock(fills)).await;
-    let took = (Instant::now() - begin).as_millis();
-    let spawned = common::log::entries()
-        .into_iter()
-        .filter(|e| e.event == Spawned)
-        .map(|e| (e.node, (e.at - begin).as_millis()))
-        .collect();
-    (r, took, spawned)
+    let t = common::schedule::timed(verb, fills).await;
+    (t.result, t.took_ms, t.spawned)
 }
 
 /// B's gate opens at 300 ms, A's at 900, D's at 1500.

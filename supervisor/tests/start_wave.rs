@@ -50,26 +50,11 @@ static G: Graph<5> = Graph::new(
 static SUP: Supervisor<5> = Supervisor::new(&G);
 const ALL: [&TaskNode; 5] = [&A, &B, &C, &D, &E];
 
-/// Step the mock clock 1 ms at a time, filling each gate at its mock ms.
-async fn clock(fills: &[(u64, &'static ResourceSlot<()>)]) -> ! {
-    let start = Instant::now();
-    loop {
-        let t = (Instant::now() - start).as_millis();
-        for (at, gate) in fills {
-            if *at == t {
-                gate.provide(());
-            }
-        }
-        common::settle().await;
-        common::advance(Duration::from_millis(1));
-    }
-}
-
 /// `start` against the clock: its result, and when (mock ms) each node
 /// was spawned.
 async fn start(
     s: Spawner,
-    fills: &[(u64, &'static ResourceSlot<()>)],
+    fills: &[common::schedule::Fill],
 ) -> (
     Result<(), embassy_supervisor::NodeFault>,
     u64,
@@ -78,16 +63,8 @@ async fn start(
     for g in [&GA, &GB, &GD] {
         g.clear();
     }
-    common::log::clear();
-    let begin = Instant::now();
-    let Either::First(r) = select(SUP.start(s), clock(fills)).await;
-    let took = (Instant::now() - begin).as_millis();
-    let spawned = common::log::entries()
-        .into_iter()
-        .filter(|e| e.event == Spawned)
-        .map(|e| (e.node, (e.at - begin).as_millis()))
-        .collect();
-    (r, took, spawned)
+    let t = common::schedule::timed(SUP.start(s), fills).await;
+    (t.result, t.took_ms, t.spawned)
 }
 
 #[test]

@@ -75,12 +75,15 @@
 //! - [`fault`]: make a node ignore its stop, refuse a spawn, or withhold a
 //!   resource so its gate never opens; with feature `fault-inject`, inject
 //!   the runtime's own faults (`fault::inject`: stall, wedge, crash, hog).
+//! - [`schedule`]: run a verb while resource slots fill at given mock
+//!   milliseconds, and read when each node was spawned.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod fault;
 mod harness;
 pub mod log;
+pub mod schedule;
 mod worker;
 
 pub use harness::{
