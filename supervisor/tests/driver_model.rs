@@ -24,6 +24,8 @@
 #![cfg(all(feature = "controller", feature = "pool"))]
 mod common;
 
+use common::model::Rng;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -363,17 +365,6 @@ fn ensure_run(s: Spawner) {
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
 #[derive(Debug)]
 enum Step {
     Verb(Verb),
@@ -474,10 +465,7 @@ async fn reset(s: Spawner) {
 }
 
 fn seed() -> u64 {
-    std::env::var("MODEL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_SEED)
+    common::model::replay_seed().unwrap_or(DEFAULT_SEED)
 }
 
 #[embassy_executor::task]

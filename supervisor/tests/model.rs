@@ -20,6 +20,8 @@
 //!
 //! Seeded xorshift (no extra deps); `MODEL_SEED=<u64>` replays a run.
 mod common;
+
+use common::model::Rng;
 #[path = "kits/lifecycle.rs"]
 mod kit;
 
@@ -36,23 +38,6 @@ use g::{GRAPH, K, NODES, REC, SUP};
 const SEQUENCES: usize = 500;
 const STEPS: usize = 30;
 const DEFAULT_SEED: u64 = 0x5eed_0f11_fec7_c1e5;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Verb {
@@ -434,10 +419,7 @@ async fn reset(s: Spawner) {
 }
 
 fn seed() -> u64 {
-    std::env::var("MODEL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_SEED)
+    common::model::replay_seed().unwrap_or(DEFAULT_SEED)
 }
 
 #[embassy_executor::task]

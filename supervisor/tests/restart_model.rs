@@ -31,6 +31,8 @@
 #![cfg(all(feature = "control", feature = "restart", feature = "liveness"))]
 mod common;
 
+use common::model::Rng;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -325,17 +327,6 @@ fn ensure_run(s: Spawner) {
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
 #[derive(Debug)]
 enum Step {
     Verb(Verb),
@@ -570,9 +561,7 @@ async fn sequence(seed: u64, s: Spawner) -> usize {
 #[embassy_executor::task]
 async fn driver(s: Spawner) {
     D.set_detached(true);
-    let replay = std::env::var("MODEL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok());
+    let replay = common::model::replay_seed();
     let seeds: Vec<u64> = match replay {
         Some(seed) => vec![seed],
         None => {

@@ -75,6 +75,8 @@
 //! - [`fault`]: make a node ignore its stop, refuse a spawn, or withhold a
 //!   resource so its gate never opens; with feature `fault-inject`, inject
 //!   the runtime's own faults (`fault::inject`: stall, wedge, crash, hog).
+//! - [`model`]: a seeded generator and `MODEL_SEED` replay for randomized
+//!   model tests.
 //! - [`schedule`]: run a verb while resource slots fill at given mock
 //!   milliseconds, and read when each node was spawned.
 #![forbid(unsafe_code)]
@@ -83,6 +85,7 @@
 pub mod fault;
 mod harness;
 pub mod log;
+pub mod model;
 pub mod schedule;
 mod worker;
 
