@@ -72,7 +72,9 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// True between a `teardown` and the next `start`, `respawn_terminate` or
-    /// `activate`: the pool driver grows nothing meanwhile.
+    /// `activate` (one that ends while the teardown is still in flight, its
+    /// down nodes refused, leaves it true): the pool driver grows nothing
+    /// meanwhile.
     pub fn is_halted(&self) -> bool {
         self.halted.load(Ordering::Acquire)
     }
@@ -236,8 +238,20 @@ impl<const N: usize> Supervisor<N> {
                 .await;
             break;
         }
+        self.halt_again_if_tearing();
         notify::changed();
         result
+    }
+
+    /// A bring-up un-halts the graph as it begins; if a teardown is still
+    /// in flight as it ends (it refused the nodes it found down), the
+    /// graph stays halted behind that teardown, as if the bring-up had
+    /// come before it. A bring-up that outlasts the teardown keeps what it
+    /// brought up after it, and the graph un-halted.
+    fn halt_again_if_tearing(&self) {
+        if self.tearing.load(Ordering::SeqCst) != 0 {
+            self.halted.store(true, Ordering::Release);
+        }
     }
 
     /// Resume every parked `Pause` instance in place (it keeps what it holds).
@@ -395,6 +409,7 @@ impl<const N: usize> Supervisor<N> {
             let released = |i: usize| set.set[i] & REL != 0;
             self.hold_again(&self.graph.order[set.lo.min(N)..], released);
         }
+        self.halt_again_if_tearing();
         // One change for the whole cascade; it also wakes the pool driver
         // to regrow the enabled `OnDemand` members.
         notify::changed();
