@@ -158,9 +158,14 @@ async fn hog(high: SendSpawner) {
         injected && t0.elapsed() >= hog && BUSY.fault().is_none() && BUSY.is_running(),
     );
     HOG_OVER.store(true, Ordering::Release);
+    // The hog spins on the clock the recorders read, but under QEMU two
+    // reads across a SysTick reload can disagree by a few ticks (measured:
+    // 99996 of 100000 on the an505 in one build): allow 1 %. A poll of the
+    // node's other kinds lasts a few microseconds, far below this.
+    let hog_ticks = hog.as_ticks() as u32;
     check(
         "inject: with trace on, the hog is the node's longest poll",
-        BUSY.trace_stats().max_poll_ticks >= hog.as_ticks() as u32,
+        BUSY.trace_stats().max_poll_ticks >= hog_ticks - hog_ticks / 100,
     );
     check(
         "inject: the interrupt tier's stall detection names BUSY during the hog",
