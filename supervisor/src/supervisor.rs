@@ -512,10 +512,13 @@ impl<const N: usize> Supervisor<N> {
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
         // Nothing comes up on top of a stopping dependency. A node up
-        // already, a latch and a teardown are reported as such below.
-        let settled = node.flags() & (flag::RUNNING | flag::BLOCKED) != 0 || self.era() != era;
-        if let Some(dep) = self.stopping_dep(node).filter(|_| !settled) {
-            return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
+        // already, a latch and a teardown are reported as such below. One
+        // load while no node anywhere is stopping.
+        if notify::any_stopping() {
+            let settled = node.flags() & (flag::RUNNING | flag::BLOCKED) != 0 || self.era() != era;
+            if let Some(dep) = self.stopping_dep(node).filter(|_| !settled) {
+                return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
+            }
         }
         if node.is_parked() {
             return Some(match node.try_begin_resume() {
