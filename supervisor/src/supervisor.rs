@@ -32,6 +32,11 @@ pub use restart::{RestartError, RestartRefusal};
 
 const NO_NODE: u16 = u16::MAX;
 
+/// The modes `start` brings up (bits `1 << mode`): all but `OnDemand`.
+const START_MODES: u8 = (1 << Mode::Terminate as u8) | (1 << Mode::Pause as u8);
+/// The modes `respawn_terminate` brings up.
+const RESPAWN_MODES: u8 = 1 << Mode::Terminate as u8;
+
 /// Orchestrates one [`Graph`]. Construction is free and `const`:
 ///
 /// ```
@@ -150,7 +155,7 @@ impl<const N: usize> Supervisor<N> {
         if !crate::trace::register_graph(self.graph) {
             log_warn!("trace: more than MAX_GRAPHS graphs; this one's nodes are not named");
         }
-        self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
+        self.bring_up_in_order(spawner, START_MODES)
     }
 
     /// Reverse-dependency shutdown as a wave: each running node is asked to
@@ -199,45 +204,53 @@ impl<const N: usize> Supervisor<N> {
         &self,
         spawner: Spawner,
     ) -> impl Future<Output = Result<(), NodeFault>> + '_ {
-        self.bring_up_in_order(spawner, |n| n.mode() == Mode::Terminate)
+        self.bring_up_in_order(spawner, RESPAWN_MODES)
     }
 
-    /// Bring up, in dependency order, every down, enabled, attached node that
-    /// `wanted` selects; stop at the first failure. Un-halts the pools, and
-    /// notifies observers once at the end.
-    async fn bring_up_in_order(
-        &self,
-        spawner: Spawner,
-        // A fn pointer, not `impl Fn`: one copy of this state machine serves
-        // both callers.
-        wanted: fn(&TaskNode) -> bool,
-    ) -> Result<(), NodeFault> {
+    /// Bring up, in dependency order, every down, enabled, attached node
+    /// whose mode is in `modes` (bits `1 << mode`); a failure keeps down
+    /// only it and its dependents. Un-halts the pools, and notifies
+    /// observers once at the end.
+    async fn bring_up_in_order(&self, spawner: Spawner, modes: u8) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
-        // The fast path: nodes whose gates are open come up here, in
-        // order, with no per-node state. The first node that has to wait
-        // (or fails) hands the rest of the order to the bring-up wave.
+        if let Some((rank, failed)) = self.fast_pass(spawner, modes, era) {
+            let rest = (rank, N.saturating_sub(1));
+            result = self
+                .start_wave(rest, failed, &Want::Modes(modes), spawner, era)
+                .await;
+        }
+        notify::changed();
+        result
+    }
+
+    /// The fast path of [`bring_up_in_order`](Self::bring_up_in_order):
+    /// nodes whose gates are open come up here, in order, with no per-node
+    /// state. `None` if every node came up; otherwise the rank of the first
+    /// that has to wait (or failed: its slot and fault), from which the
+    /// bring-up wave takes the rest of the order. A plain fn, not part of
+    /// the verb's future: its locals stay in registers.
+    fn fast_pass(
+        &self,
+        spawner: Spawner,
+        modes: u8,
+        era: u32,
+    ) -> Option<(usize, Option<(usize, NodeFault)>)> {
         for (rank, &i) in self.graph.order.iter().enumerate() {
             let Some(node) = self.graph.node(i as usize) else {
                 continue;
             };
-            if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
+            if !wanted_now(node, modes) {
                 continue;
             }
-            let failed = match self.bring_up_now(node, spawner, era) {
+            return match self.bring_up_now(node, spawner, era) {
                 Some(Ok(())) => continue,
-                Some(Err(e)) => Some((i as usize, e)),
-                None => None,
+                Some(Err(e)) => Some((rank, Some((i as usize, e)))),
+                None => Some((rank, None)),
             };
-            let rest = (rank, N.saturating_sub(1));
-            result = self
-                .start_wave(rest, failed, &Want::Each(wanted), spawner, era)
-                .await;
-            break;
         }
-        notify::changed();
-        result
+        None
     }
 
     /// Resume every parked `Pause` instance in place (it keeps what it holds).
@@ -582,14 +595,18 @@ impl<const N: usize> Supervisor<N> {
     /// `start` that began during one waits for none). Otherwise the step is
     /// undone (and observers told, as a teardown may be waiting for this
     /// node's ack): nothing comes up behind a teardown.
+    #[inline]
     fn still_era(&self, node: &'static TaskNode, before: u16, era: u32) -> bool {
         // Pairs with the fence in `halt`.
         portable_atomic::fence(Ordering::SeqCst);
-        if self.teardowns.load(Ordering::Relaxed) == era
-            && self.tearing.load(Ordering::Relaxed) == 0
-        {
-            return true;
-        }
+        self.teardowns.load(Ordering::Relaxed) == era && self.tearing.load(Ordering::Relaxed) == 0
+            || self.era_ended(node, before)
+    }
+
+    /// [`still_era`](Self::still_era) found a teardown: undo the step.
+    /// Always `false`. Out of line: the cold end.
+    #[inline(never)]
+    fn era_ended(&self, node: &'static TaskNode, before: u16) -> bool {
         node.abort_activation(before);
         notify::changed();
         log_warn!(
@@ -873,6 +890,12 @@ pub(crate) fn blocked_by(flags: u16) -> Option<Refusal> {
     } else {
         None
     }
+}
+
+/// `start` / `respawn_terminate` bring `node` up: it is down, neither
+/// latched nor detached, and its mode is in `modes` (bits `1 << mode`).
+fn wanted_now(node: &TaskNode, modes: u8) -> bool {
+    node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && modes & (1 << node.mode() as u8) != 0
 }
 
 fn resume_if_parked(node: &'static TaskNode) {

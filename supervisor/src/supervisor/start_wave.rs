@@ -51,7 +51,7 @@ use super::{Cascade, Supervisor, blocked_by};
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
-use crate::node::{flag, transition};
+use crate::node::transition;
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
 use crate::wait::Tick;
@@ -123,10 +123,9 @@ impl FastPath {
 
 /// Which nodes a bring-up brings up.
 pub(super) enum Want<'a, const N: usize> {
-    /// Each down node, neither latched nor detached, that the predicate
-    /// selects (`start`, `respawn_terminate`). A fn pointer, not `impl Fn`:
-    /// one copy of the wave serves every verb.
-    Each(fn(&TaskNode) -> bool),
+    /// Each down node, neither latched nor detached, whose mode is in the
+    /// set (bits `1 << mode`; `start`, `respawn_terminate`).
+    Modes(u8),
     /// Each down node the cascade marked to come up (`activate`,
     /// `restart`). One latched meanwhile is refused, as a failure.
     Marked(&'a Cascade<N>),
@@ -140,9 +139,7 @@ impl<const N: usize> Want<'_, N> {
     /// Node `i` is one to bring up now.
     fn has(&self, i: usize, node: &TaskNode) -> bool {
         match self {
-            Want::Each(wanted) => {
-                node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
-            }
+            Want::Modes(modes) => super::wanted_now(node, *modes),
             Want::Marked(set) | Want::Rejoin(set, _) => set.wants(i) && !node.is_running(),
         }
     }
