@@ -704,6 +704,18 @@ impl TaskNode {
         self.set_flag(flag::DISABLED, disabled);
     }
 
+    /// Clear the `disabled` latch (the predicate's mark with it) and the
+    /// collateral hold, as `activate` does to each node it enables: one
+    /// load if neither is set.
+    pub(crate) fn lift_latches(&self) {
+        let latches = flag::DISABLED | flag::HELD;
+        #[cfg(feature = "enabled-if")]
+        let latches = latches | flag::GATED;
+        if self.flags() & latches != 0 {
+            self.state.fetch_and(!latches, Ordering::AcqRel);
+        }
+    }
+
     pub(crate) fn set_held(&self, held: bool) {
         self.set_flag(flag::HELD, held);
     }

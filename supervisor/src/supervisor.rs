@@ -365,8 +365,7 @@ impl<const N: usize> Supervisor<N> {
             let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
                 continue;
             };
-            n.set_disabled(false);
-            n.set_held(false);
+            n.lift_latches();
             if comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
                 set.come_up(i);
             }
@@ -860,6 +859,7 @@ impl<const N: usize> Cascade<N> {
     }
 
     // Every verb adds its members before it marks any `UP`.
+    #[inline]
     fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
         self.set[i] = IN;
         match self.latch {

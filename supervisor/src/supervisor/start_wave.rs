@@ -95,6 +95,8 @@ impl FastPath {
     /// if it has to wait) leave it to the wave: `false` then, and the
     /// caller marks it for the wave. `true`: done with here (up, or failed:
     /// the wave keeps a failed node down with its dependents).
+    // Inline: the per-node step of every cascade's walk.
+    #[inline]
     pub(super) fn try_now<const N: usize>(
         &mut self,
         sup: &Supervisor<N>,
