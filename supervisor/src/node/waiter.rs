@@ -127,12 +127,16 @@ impl<'a> NodeWait<'a> {
     /// node's waker slot if this wait holds it or finds it free, else with
     /// the observers. `done` is checked again after registering, so a
     /// change landing in between is never missed.
+    // The first check inline (with `done` known at the call site, a flag
+    // test): a wait that is over at once (a hand-over already made) costs
+    // no call; registering stays out of line.
+    #[inline]
     pub(crate) fn until(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         done: fn(&TaskNode) -> bool,
     ) -> bool {
-        self.register(cx, done, false)
+        done(self.node) || self.register(cx, done, false)
     }
 
     /// [`until`](Self::until) for a wait that wraps all of its task's other
@@ -146,9 +150,11 @@ impl<'a> NodeWait<'a> {
         cx: &mut Context<'_>,
         done: fn(&TaskNode) -> bool,
     ) -> bool {
-        self.register(cx, done, true)
+        done(self.node) || self.register(cx, done, true)
     }
 
+    /// `done` did not hold: register, then check it again.
+    #[inline(never)]
     fn register(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -157,9 +163,6 @@ impl<'a> NodeWait<'a> {
     ) -> bool {
         let this = self.project();
         let node = *this.node;
-        if done(node) {
-            return true;
-        }
         if node.task_waker.hold(cx.waker(), this.holder, same_task) {
             return done(node);
         }
