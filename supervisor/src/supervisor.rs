@@ -345,6 +345,26 @@ impl<const N: usize> Supervisor<N> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut set = Cascade::new(0);
+        let fast = self.enable(&mut set, seed, spawner, era);
+        let result = self
+            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
+            .await;
+        if result.is_err_and(|e| !e.is_refusal()) {
+            self.hold_again(&set);
+        }
+        // One change for the whole cascade; it also wakes the pool driver
+        // to regrow the enabled `OnDemand` members.
+        notify::changed();
+        result
+    }
+
+    /// The part of [`activate`](Self::activate) that needs no waiting: close
+    /// the set over dependencies from `seed`, lift their latches and bring
+    /// them up (the fast path), then release the holds of their dependents
+    /// and bring those up. Returns what the fast path left to the wave. A
+    /// plain fn, not part of the verb's future: its locals stay in
+    /// registers.
+    fn enable(&self, set: &mut Cascade<N>, seed: usize, spawner: Spawner, era: u32) -> FastPath {
         set.mark(self.graph, seed);
         // Walking the order backwards from the seed visits every dependent
         // before its dependencies (and nothing after the seed can be one), so
@@ -400,16 +420,7 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
-        let result = self
-            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
-            .await;
-        if result.is_err_and(|e| !e.is_refusal()) {
-            self.hold_again(&set);
-        }
-        // One change for the whole cascade; it also wakes the pool driver
-        // to regrow the enabled `OnDemand` members.
-        notify::changed();
-        result
+        fast
     }
 
     /// After a failed bring-up: each dependent whose collateral hold the
