@@ -244,7 +244,7 @@ impl<const N: usize> Supervisor<N> {
             if !wanted_now(node, modes) {
                 continue;
             }
-            return match self.bring_up_now(node, spawner, era) {
+            return match self.bring_up_plain(node, spawner, era) {
                 Some(Ok(())) => continue,
                 Some(Err(e)) => Some((rank, Some((i as usize, e)))),
                 None => Some((rank, None)),
@@ -580,6 +580,19 @@ impl<const N: usize> Supervisor<N> {
                 return None;
             }
         }
+        self.spawn_now(node, spawn, spawner, era)
+    }
+
+    /// The end of every spawn: the atomic step, the era check, the spawn.
+    /// Inline: the whole-graph fast pass runs it in its own loop.
+    #[inline(always)]
+    fn spawn_now(
+        &self,
+        node: &'static TaskNode,
+        spawn: crate::node::SpawnFn,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<Result<(), NodeFault>> {
         // Marking the node running is the one atomic step that decides who
         // spawns it (a bring-up that loses finds it up already), and it
         // refuses a node latched `disabled` or detached meanwhile.
@@ -597,6 +610,27 @@ impl<const N: usize> Supervisor<N> {
             // an instance that just acked, on another core or a lower tier.
             Err(_) if node.abort_busy(before) => None,
             Err(e) => Some(self.spawned(node, Err(e.into()))),
+        }
+    }
+
+    /// [`bring_up_now`](Self::bring_up_now) for the whole-graph fast pass:
+    /// the common case (no node stopping anywhere, a node the supervisor
+    /// spawns, neither parked nor gated) inline, every other case through
+    /// `bring_up_now`. Same outcome either way.
+    #[inline(always)]
+    fn bring_up_plain(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<Result<(), NodeFault>> {
+        match node.spawn_fn() {
+            Some(spawn)
+                if !notify::any_stopping() && !node.is_parked() && !self.has_gates(node) =>
+            {
+                self.spawn_now(node, spawn, spawner, era)
+            }
+            _ => self.bring_up_now(node, spawner, era),
         }
     }
 
