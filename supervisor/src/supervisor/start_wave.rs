@@ -249,7 +249,7 @@ impl<const N: usize> StartWave<N> {
 /// is more than a tick, as `t` was rounded down): never early.
 fn units(timeout: embassy_time::Duration) -> u32 {
     let ticks = timeout.as_ticks() + (1 << SHIFT) - 1;
-    (ticks >> SHIFT) as u32 + u32::from(SHIFT > 0)
+    (ticks >> SHIFT) as u32 + u32::from(SHIFT != 0)
 }
 
 impl<const N: usize> Drop for StartWave<N> {
