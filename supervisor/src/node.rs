@@ -285,10 +285,11 @@ impl TaskNode {
         if self.spec.mode != Mode::Pause {
             self.withdraw_provided();
         }
-        self.state.fetch_and(
+        let before = self.state.fetch_and(
             !(flag::RUNNING | flag::BUSY | flag::UNACKED),
             Ordering::AcqRel,
         );
+        left_stopping(before);
         notify::changed();
         transition(self, Phase::Stopped);
     }
@@ -324,6 +325,7 @@ impl TaskNode {
                 Some((f & !(flag::RUNNING | flag::BUSY | flag::UNACKED)) | how)
             })
             .unwrap_or_else(|f| f);
+        left_stopping(before);
         self.marked_up();
         // Observers wait for "down"; after an ack the node already was, and
         // they were told then.
@@ -522,6 +524,8 @@ impl TaskNode {
                 Some((f & !flag::RESET) | flag::RUNNING)
             })
             .unwrap_or_else(|f| f);
+        // An adopted instance replaces one that was asked to stop.
+        left_stopping(before);
         #[cfg(feature = "liveness")]
         self.beat();
         self.marked_up();
@@ -585,11 +589,14 @@ impl TaskNode {
     // Out of line (flash): every bring-up path calls it.
     #[inline(never)]
     pub(crate) fn abort_activation(&self, before: u16) {
-        let _ = self
+        let now = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
-            });
+            })
+            .unwrap_or_else(|f| f);
+        // A stop asked meanwhile (a teardown) is over: the node is down.
+        left_stopping(now);
     }
 
     /// [`abort_activation`](Self::abort_activation) after the spawn fn
@@ -639,6 +646,9 @@ impl TaskNode {
     /// Ask the instance to stop (or pause).
     pub(crate) fn request_shutdown(&self) {
         let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
+        if before & STOPPING == flag::RUNNING {
+            notify::stop_requested();
+        }
         transition(self, Phase::Stopping);
         self.task_waker.wake();
         // Other tasks waiting on this node wait with the observers; only then
@@ -658,8 +668,11 @@ impl TaskNode {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 (f & (flag::BUSY | flag::RUNNING | flag::DETACHED) == flag::RUNNING)
                     .then_some(f | flag::SHUTDOWN)
-            })
-            .is_ok();
+            });
+        if requested.is_ok_and(|before| before & flag::SHUTDOWN == 0) {
+            notify::stop_requested();
+        }
+        let requested = requested.is_ok();
         if requested {
             transition(self, Phase::Stopping);
             self.task_waker.wake();
@@ -689,6 +702,18 @@ impl TaskNode {
             self.state.fetch_and(!flag::GATED, Ordering::AcqRel);
         }
         self.set_flag(flag::DISABLED, disabled);
+    }
+
+    /// Clear the `disabled` latch (the predicate's mark with it) and the
+    /// collateral hold, as `activate` does to each node it enables: one
+    /// load if neither is set.
+    pub(crate) fn lift_latches(&self) {
+        let latches = flag::DISABLED | flag::HELD;
+        #[cfg(feature = "enabled-if")]
+        let latches = latches | flag::GATED;
+        if self.flags() & latches != 0 {
+            self.state.fetch_and(!latches, Ordering::AcqRel);
+        }
     }
 
     pub(crate) fn set_held(&self, held: bool) {
@@ -730,6 +755,17 @@ impl defmt::Format for TaskNode {
             self.mode,
             self.flags()
         )
+    }
+}
+
+/// The flags of a node asked to stop that has not acked yet.
+const STOPPING: u16 = flag::RUNNING | flag::SHUTDOWN;
+
+/// A step that cleared `RUNNING` (or `SHUTDOWN`) found these flags: if the
+/// node was stopping, it is not any more ([`notify::any_stopping`]).
+fn left_stopping(before: u16) {
+    if before & STOPPING == STOPPING {
+        notify::stop_ended();
     }
 }
 

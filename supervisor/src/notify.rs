@@ -31,6 +31,32 @@ static EPOCH: AtomicU32 = AtomicU32::new(0);
 /// behind it, and checks nothing.
 static ACTIVATIONS: AtomicU32 = AtomicU32::new(0);
 
+/// Nodes asked to stop (or pause) that have not acked yet: the `RUNNING`
+/// and `SHUTDOWN` flags both set (wraps; may read high, never low for
+/// long: see [`stop_requested`]). While it reads zero no dependency can be
+/// stopping, and a bring-up skips the check of its dependencies.
+static STOPPING: AtomicU32 = AtomicU32::new(0);
+
+/// A running node was just asked to stop. Counted after the flag is set: a
+/// bring-up that reads zero in between behaves as one that checked its
+/// dependencies just before the request, a gap the stop wave's activation
+/// count covers anyway (as it covers the one between that check and the
+/// step that marks the node running).
+pub(crate) fn stop_requested() {
+    STOPPING.fetch_add(1, Ordering::SeqCst);
+}
+
+/// A node asked to stop left that state (it acked, exited, or a new
+/// activation replaced it).
+pub(crate) fn stop_ended() {
+    STOPPING.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// Some node may be stopping (asked, not yet acked).
+pub(crate) fn any_stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst) != 0
+}
+
 /// A node was marked up.
 pub(crate) fn activated() {
     ACTIVATIONS.fetch_add(1, Ordering::AcqRel);

@@ -32,6 +32,11 @@ pub use restart::{RestartError, RestartRefusal};
 
 const NO_NODE: u16 = u16::MAX;
 
+/// The modes `start` brings up (bits `1 << mode`): all but `OnDemand`.
+const START_MODES: u8 = (1 << Mode::Terminate as u8) | (1 << Mode::Pause as u8);
+/// The modes `respawn_terminate` brings up.
+const RESPAWN_MODES: u8 = 1 << Mode::Terminate as u8;
+
 /// Orchestrates one [`Graph`]. Construction is free and `const`:
 ///
 /// ```
@@ -152,7 +157,7 @@ impl<const N: usize> Supervisor<N> {
         if !crate::trace::register_graph(self.graph) {
             log_warn!("trace: more than MAX_GRAPHS graphs; this one's nodes are not named");
         }
-        self.bring_up_in_order(spawner, |n| n.mode() != Mode::OnDemand)
+        self.bring_up_in_order(spawner, START_MODES)
     }
 
     /// Reverse-dependency shutdown as a wave: each running node is asked to
@@ -201,46 +206,54 @@ impl<const N: usize> Supervisor<N> {
         &self,
         spawner: Spawner,
     ) -> impl Future<Output = Result<(), NodeFault>> + '_ {
-        self.bring_up_in_order(spawner, |n| n.mode() == Mode::Terminate)
+        self.bring_up_in_order(spawner, RESPAWN_MODES)
     }
 
-    /// Bring up, in dependency order, every down, enabled, attached node that
-    /// `wanted` selects; stop at the first failure. Un-halts the pools, and
-    /// notifies observers once at the end.
-    async fn bring_up_in_order(
-        &self,
-        spawner: Spawner,
-        // A fn pointer, not `impl Fn`: one copy of this state machine serves
-        // both callers.
-        wanted: fn(&TaskNode) -> bool,
-    ) -> Result<(), NodeFault> {
+    /// Bring up, in dependency order, every down, enabled, attached node
+    /// whose mode is in `modes` (bits `1 << mode`); a failure keeps down
+    /// only it and its dependents. Un-halts the pools, and notifies
+    /// observers once at the end.
+    async fn bring_up_in_order(&self, spawner: Spawner, modes: u8) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut result = Ok(());
-        // The fast path: nodes whose gates are open come up here, in
-        // order, with no per-node state. The first node that has to wait
-        // (or fails) hands the rest of the order to the bring-up wave.
-        for (rank, &i) in self.graph.order.iter().enumerate() {
-            let Some(node) = self.graph.node(i as usize) else {
-                continue;
-            };
-            if node.flags() & (flag::BLOCKED | flag::RUNNING) != 0 || !wanted(node) {
-                continue;
-            }
-            let failed = match self.bring_up_now(node, spawner, era) {
-                Some(Ok(())) => continue,
-                Some(Err(e)) => Some((i as usize, e)),
-                None => None,
-            };
+        if let Some((rank, failed)) = self.fast_pass(spawner, modes, era) {
             let rest = (rank, N.saturating_sub(1));
             result = self
-                .start_wave(rest, failed, &Want::Each(wanted), spawner, era)
+                .start_wave(rest, failed, &Want::Modes(modes), spawner, era)
                 .await;
-            break;
         }
         self.halt_again_if_tearing();
         notify::changed();
         result
+    }
+
+    /// The fast path of [`bring_up_in_order`](Self::bring_up_in_order):
+    /// nodes whose gates are open come up here, in order, with no per-node
+    /// state. `None` if every node came up; otherwise the rank of the first
+    /// that has to wait (or failed: its slot and fault), from which the
+    /// bring-up wave takes the rest of the order. A plain fn, not part of
+    /// the verb's future: its locals stay in registers.
+    fn fast_pass(
+        &self,
+        spawner: Spawner,
+        modes: u8,
+        era: u32,
+    ) -> Option<(usize, Option<(usize, NodeFault)>)> {
+        for (rank, &i) in self.graph.order.iter().enumerate() {
+            let Some(node) = self.graph.node(i as usize) else {
+                continue;
+            };
+            if !wanted_now(node, modes) {
+                continue;
+            }
+            return match self.bring_up_plain(node, spawner, era) {
+                Some(Ok(())) => continue,
+                Some(Err(e)) => Some((rank, Some((i as usize, e)))),
+                None => Some((rank, None)),
+            };
+        }
+        None
     }
 
     /// A bring-up un-halts the graph as it begins; if a teardown is still
@@ -346,6 +359,28 @@ impl<const N: usize> Supervisor<N> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut set = Cascade::new(0);
+        let fast = self.enable(&mut set, seed, spawner, era);
+        let result = self
+            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
+            .await;
+        if result.is_err_and(|e| !e.is_refusal()) {
+            let released = |i: usize| set.set[i] & REL != 0;
+            self.hold_again(&self.graph.order[set.lo.min(N)..], released);
+        }
+        self.halt_again_if_tearing();
+        // One change for the whole cascade; it also wakes the pool driver
+        // to regrow the enabled `OnDemand` members.
+        notify::changed();
+        result
+    }
+
+    /// The part of [`activate`](Self::activate) that needs no waiting: close
+    /// the set over dependencies from `seed`, lift their latches and bring
+    /// them up (the fast path), then release the holds of their dependents
+    /// and bring those up. Returns what the fast path left to the wave. A
+    /// plain fn, not part of the verb's future: its locals stay in
+    /// registers.
+    fn enable(&self, set: &mut Cascade<N>, seed: usize, spawner: Spawner, era: u32) -> FastPath {
         set.mark(self.graph, seed);
         // Walking the order backwards from the seed visits every dependent
         // before its dependencies (and nothing after the seed can be one), so
@@ -366,8 +401,7 @@ impl<const N: usize> Supervisor<N> {
             let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
                 continue;
             };
-            n.set_disabled(false);
-            n.set_held(false);
+            n.lift_latches();
             if comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
                 set.come_up(i);
             }
@@ -402,18 +436,7 @@ impl<const N: usize> Supervisor<N> {
                 }
             }
         }
-        let result = self
-            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
-            .await;
-        if result.is_err_and(|e| !e.is_refusal()) {
-            let released = |i: usize| set.set[i] & REL != 0;
-            self.hold_again(&self.graph.order[set.lo.min(N)..], released);
-        }
-        self.halt_again_if_tearing();
-        // One change for the whole cascade; it also wakes the pool driver
-        // to regrow the enabled `OnDemand` members.
-        notify::changed();
-        result
+        fast
     }
 
     /// After a failed bring-up (`activate`, `restart`): each node of `span`
@@ -528,10 +551,13 @@ impl<const N: usize> Supervisor<N> {
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
         // Nothing comes up on top of a stopping dependency. A node up
-        // already, a latch and a teardown are reported as such below.
-        let settled = node.flags() & (flag::RUNNING | flag::BLOCKED) != 0 || self.era() != era;
-        if let Some(dep) = self.stopping_dep(node).filter(|_| !settled) {
-            return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
+        // already, a latch and a teardown are reported as such below. One
+        // load while no node anywhere is stopping.
+        if notify::any_stopping() {
+            let settled = node.flags() & (flag::RUNNING | flag::BLOCKED) != 0 || self.era() != era;
+            if let Some(dep) = self.stopping_dep(node).filter(|_| !settled) {
+                return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
+            }
         }
         if node.is_parked() {
             return Some(match node.try_begin_resume() {
@@ -570,6 +596,19 @@ impl<const N: usize> Supervisor<N> {
                 return None;
             }
         }
+        self.spawn_now(node, spawn, spawner, era)
+    }
+
+    /// The end of every spawn: the atomic step, the era check, the spawn.
+    /// Inline: the whole-graph fast pass runs it in its own loop.
+    #[inline(always)]
+    fn spawn_now(
+        &self,
+        node: &'static TaskNode,
+        spawn: crate::node::SpawnFn,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<Result<(), NodeFault>> {
         // Marking the node running is the one atomic step that decides who
         // spawns it (a bring-up that loses finds it up already), and it
         // refuses a node latched `disabled` or detached meanwhile.
@@ -590,19 +629,44 @@ impl<const N: usize> Supervisor<N> {
         }
     }
 
+    /// [`bring_up_now`](Self::bring_up_now) for the whole-graph fast pass:
+    /// the common case (no node stopping anywhere, a node the supervisor
+    /// spawns, neither parked nor gated) inline, every other case through
+    /// `bring_up_now`. Same outcome either way.
+    #[inline(always)]
+    fn bring_up_plain(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<Result<(), NodeFault>> {
+        match node.spawn_fn() {
+            Some(spawn)
+                if !notify::any_stopping() && !node.is_parked() && !self.has_gates(node) =>
+            {
+                self.spawn_now(node, spawn, spawner, era)
+            }
+            _ => self.bring_up_now(node, spawner, era),
+        }
+    }
+
     /// After the atomic step that marked `node` running: `true` if no
     /// teardown began since the bring-up's `era` and none is in flight (a
     /// `start` that began during one waits for none). Otherwise the step is
     /// undone (and observers told, as a teardown may be waiting for this
     /// node's ack): nothing comes up behind a teardown.
+    #[inline]
     fn still_era(&self, node: &'static TaskNode, before: u16, era: u32) -> bool {
         // Pairs with the fence in `halt`.
         portable_atomic::fence(Ordering::SeqCst);
-        if self.teardowns.load(Ordering::Relaxed) == era
-            && self.tearing.load(Ordering::Relaxed) == 0
-        {
-            return true;
-        }
+        self.teardowns.load(Ordering::Relaxed) == era && self.tearing.load(Ordering::Relaxed) == 0
+            || self.era_ended(node, before)
+    }
+
+    /// [`still_era`](Self::still_era) found a teardown: undo the step.
+    /// Always `false`. Out of line: the cold end.
+    #[inline(never)]
+    fn era_ended(&self, node: &'static TaskNode, before: u16) -> bool {
         node.abort_activation(before);
         notify::changed();
         log_warn!(
@@ -856,6 +920,7 @@ impl<const N: usize> Cascade<N> {
     }
 
     // Every verb adds its members before it marks any `UP`.
+    #[inline]
     fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
         self.set[i] = IN;
         match self.latch {
@@ -886,6 +951,12 @@ pub(crate) fn blocked_by(flags: u16) -> Option<Refusal> {
     } else {
         None
     }
+}
+
+/// `start` / `respawn_terminate` bring `node` up: it is down, neither
+/// latched nor detached, and its mode is in `modes` (bits `1 << mode`).
+fn wanted_now(node: &TaskNode, modes: u8) -> bool {
+    node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && modes & (1 << node.mode() as u8) != 0
 }
 
 fn resume_if_parked(node: &'static TaskNode) {

@@ -32,8 +32,8 @@
 //! when its dependencies in the wave are up; so the verb takes at most the
 //! longest chain's sum of slot timeouts, not the sum over all nodes.
 //!
-//! Cost: no allocation; the future holds a state byte and a deadline per
-//! slot (9 bytes). A span whose gates are open never gets past the fast
+//! Cost: no allocation; the future holds a state byte and a 32-bit deadline
+//! per slot (5 bytes). A span whose gates are open never gets past the fast
 //! path (each verb's own walk: one check and one `bring_up_now` per node,
 //! the cost one-at-a-time had; [`FastPath`] for the cascades). Each wake-up (a change:
 //! a slot filled, a node ready, or the earliest deadline) re-checks only
@@ -51,7 +51,7 @@ use super::{Cascade, Supervisor, blocked_by};
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
-use crate::node::{flag, transition};
+use crate::node::transition;
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
 use crate::wait::Tick;
@@ -95,6 +95,8 @@ impl FastPath {
     /// if it has to wait) leave it to the wave: `false` then, and the
     /// caller marks it for the wave. `true`: done with here (up, or failed:
     /// the wave keeps a failed node down with its dependents).
+    // Inline: the per-node step of every cascade's walk.
+    #[inline]
     pub(super) fn try_now<const N: usize>(
         &mut self,
         sup: &Supervisor<N>,
@@ -123,10 +125,9 @@ impl FastPath {
 
 /// Which nodes a bring-up brings up.
 pub(super) enum Want<'a, const N: usize> {
-    /// Each down node, neither latched nor detached, that the predicate
-    /// selects (`start`, `respawn_terminate`). A fn pointer, not `impl Fn`:
-    /// one copy of the wave serves every verb.
-    Each(fn(&TaskNode) -> bool),
+    /// Each down node, neither latched nor detached, whose mode is in the
+    /// set (bits `1 << mode`; `start`, `respawn_terminate`).
+    Modes(u8),
     /// Each down node the cascade marked to come up (`activate`,
     /// `restart`). One latched meanwhile is refused, as a failure.
     Marked(&'a Cascade<N>),
@@ -140,9 +141,7 @@ impl<const N: usize> Want<'_, N> {
     /// Node `i` is one to bring up now.
     fn has(&self, i: usize, node: &TaskNode) -> bool {
         match self {
-            Want::Each(wanted) => {
-                node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && wanted(node)
-            }
+            Want::Modes(modes) => super::wanted_now(node, *modes),
             Want::Marked(set) | Want::Rejoin(set, _) => set.wants(i) && !node.is_running(),
         }
     }
@@ -158,16 +157,38 @@ impl<const N: usize> Want<'_, N> {
     }
 }
 
+/// Deadlines are kept in 32 bits per slot, in units of `1 << SHIFT` ticks
+/// from the wave's `base`: the least shift that fits the longest slot
+/// timeout (`u16::MAX` ms) in 2^30 units, so exact ticks (0) up to a
+/// 16 MHz tick. Half the bytes of a tick count: the wave's state is part
+/// of every bring-up verb's future, which its caller moves.
+const SHIFT: u32 = {
+    let longest = u16::MAX as u64 * embassy_time_driver::TICK_HZ / 1000 + 1;
+    let mut shift = 0;
+    while longest >> shift >= 1 << 30 {
+        shift += 1;
+    }
+    shift
+};
+
+/// Units past `base` at which a pass moves `base` up (and every pending
+/// deadline with it): a deadline then never exceeds 2^31 + 2^30 + 1 units.
+const REBASE: u64 = 1 << 31;
+
 /// The wave's state: per slot a state and (while `WAITING`) a deadline, or
 /// (while `RETRY`) the poll of its retry.
 struct StartWave<const N: usize> {
     graph: &'static Graph<N>,
     state: [u8; N],
-    deadline: [Tick; N],
+    /// Per slot: a `WAITING` node's deadline, in units from `base`; a
+    /// `RETRY` node's poll of its retry.
+    deadline: [u32; N],
+    /// The tick of unit 0 of the deadlines.
+    base: Tick,
     /// The first error, with its node.
     first: Option<NodeFault>,
-    /// Polls of the wave's future so far.
-    polls: u64,
+    /// Polls of the wave's future so far (wrapping).
+    polls: u32,
     /// Some node entered `RETRY`: the end of the wave checks for a retry
     /// left pending.
     busy: bool,
@@ -194,10 +215,41 @@ impl<const N: usize> StartWave<N> {
     /// now (as [`bring_up`](Supervisor::bring_up)'s two yields: embassy runs
     /// each batch of ready tasks newest first).
     fn retry_later(&mut self, i: usize) -> u8 {
-        self.deadline[i] = Tick::new(self.polls + 2);
+        self.deadline[i] = self.polls.wrapping_add(2);
         self.busy = true;
         RETRY
     }
+
+    /// Tick `t` in units from `base`. Far past `base`, `base` moves up to
+    /// `t` first, each pending deadline with it (one that passed becomes
+    /// 0): every deadline keeps fitting in 32 bits, however long the wave.
+    fn clock(&mut self, t: u64) -> u32 {
+        let base = self.base.get();
+        let u = t.saturating_sub(base) >> SHIFT;
+        if u < REBASE {
+            return u as u32;
+        }
+        self.base = Tick::new(base + (u << SHIFT));
+        let moved = u32::try_from(u).unwrap_or(u32::MAX);
+        for (d, &s) in self.deadline.iter_mut().zip(&self.state) {
+            if s == WAITING {
+                *d = d.saturating_sub(moved);
+            }
+        }
+        0
+    }
+
+    /// The tick of deadline `d` (units from `base`).
+    fn tick_of(&self, d: u32) -> u64 {
+        self.base.get() + (u64::from(d) << SHIFT)
+    }
+}
+
+/// A slot timeout in deadline units, rounded up (plus one unit when a unit
+/// is more than a tick, as `t` was rounded down): never early.
+fn units(timeout: embassy_time::Duration) -> u32 {
+    let ticks = timeout.as_ticks() + (1 << SHIFT) - 1;
+    (ticks >> SHIFT) as u32 + u32::from(SHIFT != 0)
 }
 
 impl<const N: usize> Drop for StartWave<N> {
@@ -248,7 +300,8 @@ impl<const N: usize> Supervisor<N> {
         let mut wave = StartWave {
             graph: self.graph,
             state: [FREE; N],
-            deadline: [Tick::new(0); N],
+            deadline: [0; N],
+            base: Tick::new(now()),
             first: None,
             polls: 0,
             busy: false,
@@ -262,7 +315,7 @@ impl<const N: usize> Supervisor<N> {
         let mut fresh = true;
         let mut observer = pin!(Observer::new());
         poll_fn(|cx| {
-            wave.polls += 1;
+            wave.polls = wave.polls.wrapping_add(1);
             loop {
                 let epoch = notify::epoch();
                 let Some(left) = self.wave_pass(&mut wave, lo, hi, fresh, want, spawner, era)
@@ -321,9 +374,9 @@ impl<const N: usize> Supervisor<N> {
         spawner: Spawner,
         era: u32,
     ) -> Option<Left> {
-        let t = now();
+        let t = wave.clock(now());
         let mut span: Option<(usize, usize)> = None;
-        let mut earliest = u64::MAX;
+        let mut earliest = u32::MAX;
         let mut retry = false;
         for r in lo..=hi.min(N.saturating_sub(1)) {
             let i = self.graph.order[r] as usize;
@@ -344,12 +397,18 @@ impl<const N: usize> Supervisor<N> {
             if matches!(next, WAITING | DEFERRED | RETRY) {
                 span = Some(span.map_or((r, r), |(a, _)| (a, r)));
                 match next {
-                    WAITING => earliest = earliest.min(wave.deadline[i].get()),
+                    WAITING => earliest = earliest.min(wave.deadline[i]),
                     RETRY => retry = true,
                     _ => {}
                 }
             }
         }
+        // No deadline reaches `u32::MAX` units (see `REBASE`).
+        let earliest = if earliest == u32::MAX {
+            u64::MAX
+        } else {
+            wave.tick_of(earliest)
+        };
         span.map(|span| Left {
             span,
             earliest,
@@ -365,7 +424,7 @@ impl<const N: usize> Supervisor<N> {
         want: &Want<'_, N>,
         i: usize,
         node: &'static TaskNode,
-        t: u64,
+        t: u32,
         spawner: Spawner,
         era: u32,
     ) -> u8 {
@@ -395,7 +454,8 @@ impl<const N: usize> Supervisor<N> {
         }
         let before = wave.state[i];
         if before == RETRY {
-            if wave.polls < wave.deadline[i].get() {
+            // Its poll not reached yet (wrapping: it is at most 2 ahead).
+            if (wave.deadline[i].wrapping_sub(wave.polls) as i32) > 0 {
                 return RETRY;
             }
             // The retry, made here; whatever its outcome, no retry stays
@@ -417,7 +477,7 @@ impl<const N: usize> Supervisor<N> {
         wave: &mut StartWave<N>,
         i: usize,
         node: &'static TaskNode,
-        t: u64,
+        t: u32,
         spawner: Spawner,
         era: u32,
     ) -> u8 {
@@ -428,11 +488,11 @@ impl<const N: usize> Supervisor<N> {
             None if before != RETRY && node.retry_pending() => return wave.retry_later(i),
             None if before != WAITING => {
                 // Its budget starts now, when it begins to wait.
-                wave.deadline[i] = Tick::new(t.saturating_add(node.slot_timeout().as_ticks()));
+                wave.deadline[i] = t + units(node.slot_timeout());
                 transition(node, Phase::Spawning);
                 return WAITING;
             }
-            None if t < wave.deadline[i].get() => return WAITING,
+            None if t < wave.deadline[i] => return WAITING,
             None => {
                 // The gate it waited for, named: which slot, or which dep.
                 let closed = self.closed_gate(node).map(|(_, kind)| kind);
@@ -442,6 +502,55 @@ impl<const N: usize> Supervisor<N> {
         match outcome {
             Ok(()) => FREE,
             Err(e) => wave.failed(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static GRAPH: Graph<3> = Graph::new([None, None, None], [&[], &[], &[]]);
+
+    fn wave(base: u64) -> StartWave<3> {
+        StartWave {
+            graph: &GRAPH,
+            state: [WAITING, WAITING, RETRY],
+            deadline: [0; 3],
+            base: Tick::new(base),
+            first: None,
+            polls: 0,
+            busy: false,
+        }
+    }
+
+    #[test]
+    fn a_deadline_keeps_its_tick_when_the_base_moves() {
+        let base = 1_000;
+        let mut w = wave(base);
+        let unit = |u: u64| base + (u << SHIFT);
+        assert_eq!(w.clock(unit(5)), 5);
+        // One deadline ahead, one passed, and a retry's poll.
+        w.deadline = [(REBASE + 50) as u32, (REBASE - 1) as u32, 7];
+        let due = w.tick_of(w.deadline[0]);
+        // Far past the base: it moves up to `t`, the pending deadline with it.
+        let t = w.clock(unit(REBASE + 10));
+        assert_eq!(t, 0);
+        assert_eq!(w.base.get(), unit(REBASE + 10));
+        assert_eq!(w.tick_of(w.deadline[0]), due);
+        assert!(t < w.deadline[0], "still ahead");
+        assert_eq!(w.deadline[1], 0, "a passed deadline stays passed");
+        assert_eq!(w.deadline[2], 7, "a retry's poll is not a time");
+    }
+
+    #[test]
+    fn a_timeout_in_units_is_never_early() {
+        let ms = embassy_time::Duration::from_millis(u64::from(u16::MAX));
+        let u = units(ms);
+        assert!(u64::from(u) << SHIFT >= ms.as_ticks());
+        assert!(u <= (1 << 30) + 1, "fits beside any t below REBASE");
+        if SHIFT == 0 {
+            assert_eq!(u64::from(u), ms.as_ticks(), "exact ticks");
         }
     }
 }
