@@ -44,10 +44,13 @@ impl<const N: usize> Supervisor<N> {
             node: cmd.node.name,
             op: cmd.op,
         });
+        // Each verb polled out of line: this frame does not hold every
+        // verb's stack temporaries at once (see `out_of_line`).
+        use crate::out_of_line::OutOfLine;
         match cmd.op {
-            ControlOp::Activate => self.activate(cmd.node, spawner).await,
-            ControlOp::Deactivate => self.deactivate(cmd.node).await,
-            ControlOp::Restart => self.restart(cmd.node, spawner).await,
+            ControlOp::Activate => OutOfLine::new(self.activate(cmd.node, spawner)).await,
+            ControlOp::Deactivate => OutOfLine::new(self.deactivate(cmd.node)).await,
+            ControlOp::Restart => OutOfLine::new(self.restart(cmd.node, spawner)).await,
         }
     }
 
