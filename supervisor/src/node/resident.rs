@@ -65,6 +65,8 @@ impl TaskNode {
     /// Spawn glue: the shell task just created for this node stays resident;
     /// later activations wake it instead of spawning. Never undone. Call it
     /// before spawning: the shell's first activation is the one just begun.
+    // Out of line: every node's spawn glue calls it (flash per node).
+    #[inline(never)]
     pub fn mark_resident(&self) {
         self.state
             .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
