@@ -13,7 +13,7 @@ include!("../../firmware/src/harness/measure.rs");
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|side|{}", SIDE);
@@ -24,17 +24,17 @@ async fn bench(spawner: Spawner) {
     let all_up = || BENCH_NODES.iter().all(|n| n.is_running());
     let all_down = || BENCH_NODES.iter().all(|n| !n.is_running());
 
-    let c = cost(|ok| *ok && all_up(), v_start(spawner)).await;
+    let c = cost(|| v_start(spawner), |ok| *ok && all_up()).await;
     row(SHAPE, N, "start", N, c);
-    let c = cost(|ok| *ok && all_down(), v_teardown()).await;
+    let c = cost(v_teardown, |ok| *ok && all_down()).await;
     row(SHAPE, N, "teardown", N, c);
-    let c = cost(|ok| *ok && all_up(), v_respawn(spawner)).await;
+    let c = cost(|| v_respawn(spawner), |ok| *ok && all_up()).await;
     row(SHAPE, N, "respawn_terminate", N, c);
-    let c = cost(|ok| *ok && all_down(), v_deactivate(BENCH_NODES[0], spawner)).await;
+    let c = cost(|| v_deactivate(BENCH_NODES[0], spawner), |ok| *ok && all_down()).await;
     row(SHAPE, N, "deactivate(root)", N, c);
     // From the last node: the whole chain, or the root and one leaf.
     let touched = if SHAPE == "WIDE" { 2.min(N) } else { N };
-    let c = cost(|ok| *ok && last.is_running(), v_activate(last, spawner)).await;
+    let c = cost(|| v_activate(last, spawner), |ok| *ok && last.is_running()).await;
     row(SHAPE, N, "activate(last)", touched, c);
 
     fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) { 1 } else { 0 })

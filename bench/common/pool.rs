@@ -12,7 +12,7 @@ include!("../../firmware/src/harness/measure.rs");
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|side|{}", SIDE);
@@ -32,9 +32,9 @@ async fn bench(spawner: Spawner) {
         }
         // The one running member: it turns busy, so the policy grows another.
         let Some(r) = members.iter().find(|m| m.is_running()) else { break };
-        let c = cost(|()| running() == 2, async { r.mark_busy() }).await;
+        let c = cost(|| async { r.mark_busy() }, |()| running() == 2).await;
         row("POOL", N, "grow (mark_busy -> spawn)", 1, c);
-        let (c, ()) = probe(async { r.mark_idle() }).await;
+        let (c, ()) = probe(|| async { r.mark_idle() }).await;
         if running() != 1 {
             // The side shrinks later than the executor's first idle moment
             // (a policy that defers through a timer pass): the probe does

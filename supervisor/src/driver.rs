@@ -43,10 +43,13 @@ impl<const N: usize> Supervisor<N> {
             node: cmd.node.name,
             op: cmd.op,
         });
+        // Each verb polled out of line: this frame does not hold every
+        // verb's stack temporaries at once (see `out_of_line`).
+        use crate::out_of_line::OutOfLine;
         match cmd.op {
-            ControlOp::Activate => self.activate(cmd.node, spawner).await,
-            ControlOp::Deactivate => self.deactivate(cmd.node).await,
-            ControlOp::Restart => self.restart(cmd.node, spawner).await,
+            ControlOp::Activate => OutOfLine::new(self.activate(cmd.node, spawner)).await,
+            ControlOp::Deactivate => OutOfLine::new(self.deactivate(cmd.node)).await,
+            ControlOp::Restart => OutOfLine::new(self.restart(cmd.node, spawner)).await,
         }
     }
 
@@ -59,7 +62,9 @@ impl<const N: usize> Supervisor<N> {
         loop {
             let epoch = notify::epoch();
             match self.scale_pools(spawner).await {
-                Ok(deadline) => wait_change(epoch, deadline).await,
+                Ok(deadline) => {
+                    wait_change(epoch, deadline).await;
+                }
                 Err(e) => return e,
             }
         }
@@ -267,9 +272,11 @@ impl<const N: usize> Supervisor<N> {
 /// Wait until anything changes after `epoch`, or until `deadline`. Without
 /// pools or a controller nothing but control needs the driver, so it waits
 /// forever.
+// The wait itself, not an `async fn` around it: no wrapper state holding
+// the arguments beside it (flash, and 24 B of the driver's future).
 #[cfg(any(feature = "pool", feature = "controller", feature = "restart"))]
-async fn wait_change(epoch: u32, deadline: Option<Instant>) {
-    crate::wait::Until::by(crate::wait::Cond::Changed(epoch), deadline).await;
+fn wait_change(epoch: u32, deadline: Option<Instant>) -> crate::wait::Until<'static> {
+    crate::wait::Until::by(crate::wait::Cond::Changed(epoch), deadline)
 }
 
 #[cfg(not(any(feature = "pool", feature = "controller", feature = "restart")))]

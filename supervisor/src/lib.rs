@@ -33,6 +33,8 @@ mod graph;
 mod health;
 mod node;
 mod notify;
+#[cfg(feature = "control")]
+mod out_of_line;
 mod payload;
 mod phase;
 #[cfg(feature = "restart")]

@@ -105,7 +105,18 @@ impl Observer {
     pub(crate) fn sleep(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        holds: impl FnOnce() -> bool,
+        mut holds: impl FnMut() -> bool,
+    ) -> bool {
+        self.sleep_dyn(cx, &mut holds)
+    }
+
+    // One out-of-line copy for every kind of wait (flash): the condition
+    // is the only part that differs, and a wait is the slow path.
+    #[inline(never)]
+    fn sleep_dyn(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        holds: &mut dyn FnMut() -> bool,
     ) -> bool {
         let mut entry = self.project().entry;
         // An entry still in the list keeps waiting (polling it refreshes

@@ -190,9 +190,10 @@ impl<const N: usize> Supervisor<N> {
         self.whole_graph_wave(OnMiss::Continue).await
     }
 
-    /// A stop wave over every node of the graph.
-    async fn whole_graph_wave(&self, on_miss: OnMiss) -> Result<(), NodeFault> {
-        stop_wave(self.graph, 0, N.saturating_sub(1), |_| true, on_miss).await
+    /// A stop wave over every node of the graph (the wave's own future: no
+    /// wrapper state around it).
+    fn whole_graph_wave(&self, on_miss: OnMiss) -> impl Future<Output = Result<(), NodeFault>> {
+        stop_wave(self.graph, 0, N.saturating_sub(1), |_| true, on_miss)
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down

@@ -175,7 +175,7 @@ async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, s
         let adopted = adopt_direct(N, spawner);
         // Lets the marker task run and leave before the probe starts.
         Timer::after_millis(2).await;
-        let c = cost(|ok| adopted && *ok, async { spawn_direct(N, spawner) }).await;
+        let c = cost(|| async { spawn_direct(N, spawner) }, |ok| adopted && *ok).await;
         row("embassy only", N, "direct spawn + first poll", N, c);
         if sup.teardown().await.is_err() {
             FAILED.store(true, portable_atomic::Ordering::Release);
@@ -183,38 +183,44 @@ async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, s
         // Park the baseline tasks outside the probe; only the stop is timed.
         let spawned = SPAWN_D.iter().take(N).all(|spawn| spawn(spawner).is_ok());
         Timer::after_millis(2).await;
-        let c = cost(|ok| spawned && *ok, stop_direct(N)).await;
+        let c = cost(|| stop_direct(N), |ok| spawned && *ok).await;
         row("embassy only", N, "direct stop, dependents first", N, c);
     }
-    let c = cost(|r| r.is_ok(), sup.start(spawner)).await;
+    let c = cost(|| sup.start(spawner), |r| r.is_ok()).await;
     row(name, N, "start", N, c);
-    let c = cost(|r| r.is_ok(), sup.teardown()).await;
+    let c = cost(|| sup.teardown(), |r| r.is_ok()).await;
     row(name, N, "teardown", N, c);
-    let c = cost(|r| r.is_ok(), sup.respawn_terminate(spawner)).await;
+    let c = cost(|| sup.respawn_terminate(spawner), |r| r.is_ok()).await;
     row(name, N, "respawn_terminate", N, c);
-    let c = cost(|r| r.is_ok(), sup.deactivate(&W[0])).await;
+    let c = cost(|| sup.deactivate(&W[0]), |r| r.is_ok()).await;
     row(name, N, "deactivate(root)", N, c);
     // From the last node: the whole chain; on a wide graph the root and
     // one leaf, and the root's return releases the other held leaves too.
     let c = cost(
+        || sup.activate(&W[N - 1], spawner),
         |r| r.is_ok() && W[N - 1].is_running(),
-        sup.activate(&W[N - 1], spawner),
     )
     .await;
     row(name, N, "activate(last)", N, c);
     // One control command each way on the leaf, through the mailbox.
-    let c = cost(|r| r.is_ok(), async {
-        request_control(&W[N - 1], ControlOp::Deactivate).await;
-        let cmd = wait_control().await;
-        sup.apply_control(cmd, spawner).await
-    })
+    let c = cost(
+        || async move {
+            request_control(&W[N - 1], ControlOp::Deactivate).await;
+            let cmd = wait_control().await;
+            sup.apply_control(cmd, spawner).await
+        },
+        |r| r.is_ok(),
+    )
     .await;
     row(name, N, "control Deactivate(leaf)", 1, c);
-    let c = cost(|r| r.is_ok(), async {
-        request_control(&W[N - 1], ControlOp::Activate).await;
-        let cmd = wait_control().await;
-        sup.apply_control(cmd, spawner).await
-    })
+    let c = cost(
+        || async move {
+            request_control(&W[N - 1], ControlOp::Activate).await;
+            let cmd = wait_control().await;
+            sup.apply_control(cmd, spawner).await
+        },
+        |r| r.is_ok(),
+    )
     .await;
     row(name, N, "control Activate(leaf)", 1, c);
     if wide {
@@ -224,7 +230,7 @@ async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, s
         let up = sup.start_node(&W[0], spawner).await.is_ok()
             && sup.start_node(&W[1], spawner).await.is_ok();
         Timer::after_millis(2).await;
-        let c = cost(|r| up && r.is_ok(), sup.deactivate(&W[0])).await;
+        let c = cost(|| sup.deactivate(&W[0]), |r| up && r.is_ok()).await;
         row(name, N, "deactivate(root), 2 running", N, c);
     }
     // Back to all-enabled and all-down for the next workload.
@@ -242,7 +248,7 @@ async fn run_workload<const N: usize>(name: &str, sup: &'static Supervisor<N>, s
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|board|{}", fw::board::NAME);

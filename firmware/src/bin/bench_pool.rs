@@ -145,15 +145,17 @@ async fn measure(members: &'static [TaskNode], slots: usize) -> (u64, u64) {
     }
     let (mut grow, mut shrink) = (0u64, 0u64);
     for _ in 0..ROUNDS {
-        let c = cost(|()| members[1].is_running(), async {
-            members[0].mark_busy()
-        })
+        let c = cost(
+            || async { members[0].mark_busy() },
+            |()| members[1].is_running(),
+        )
         .await;
         row("POOL", slots, "grow (mark_busy -> spawn)", 1, c);
         grow = grow.saturating_add(c.unwrap_or(u64::MAX));
-        let c = cost(|()| !members[1].is_running(), async {
-            members[0].mark_idle()
-        })
+        let c = cost(
+            || async { members[0].mark_idle() },
+            |()| !members[1].is_running(),
+        )
         .await;
         row("POOL", slots, "shrink (mark_idle -> stop)", 1, c);
         shrink = shrink.saturating_add(c.unwrap_or(u64::MAX));
@@ -179,7 +181,7 @@ fn check_flat(op: &str, small: u64, big: u64) {
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     spawner.spawn(small_driver(spawner).unwrap());

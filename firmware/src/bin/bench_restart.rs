@@ -109,7 +109,7 @@ async fn run(spawner: Spawner) {
 async fn five<F: Future>(mut f: impl FnMut() -> F, ok: impl Fn(&F::Output) -> bool) -> Option<u64> {
     let mut v = [0u64; 5];
     for slot in &mut v {
-        *slot = cost(&ok, f()).await?;
+        *slot = cost(&mut f, &ok).await?;
     }
     v.sort_unstable();
     Some(v[2])
@@ -117,7 +117,7 @@ async fn five<F: Future>(mut f: impl FnMut() -> F, ok: impl Fn(&F::Output) -> bo
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|board|{}", fw::board::NAME);
@@ -156,10 +156,10 @@ async fn bench(spawner: Spawner) {
     for (a, b) in v.iter_mut().zip(w.iter_mut()) {
         // The exit and the driver's scheduling pass.
         let down = |(): &()| !PLEAF.is_running() && PLEAF.has_failed();
-        *a = cost(down, async { FAIL.signal(()) }).await.unwrap_or(0);
+        *a = cost(|| async { FAIL.signal(()) }, down).await.unwrap_or(0);
         // The restart itself, made here before the 10 ms backoff ends (the
         // driver then finds PLEAF up and drops its schedule).
-        *b = cost(ok, SUP.restart(&PLEAF, spawner)).await.unwrap_or(0);
+        *b = cost(|| SUP.restart(&PLEAF, spawner), ok).await.unwrap_or(0);
         Timer::after_millis(12).await;
     }
     v.sort_unstable();

@@ -98,7 +98,7 @@ fn chain_up() -> bool {
 
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     UART.provide(0);
@@ -124,16 +124,19 @@ async fn main_task(spawner: Spawner) {
         ALL.iter().all(|n| n.is_resident()),
     );
 
-    let c = cost(|r| r.is_ok(), SUP.teardown()).await;
+    let c = cost(|| SUP.teardown(), |r| r.is_ok()).await;
     row("CHAIN task:", 5, "teardown", 5, c);
     Timer::after_millis(2).await;
-    let c = cost(|r| r.is_ok(), SUP.respawn_terminate(spawner)).await;
+    let c = cost(|| SUP.respawn_terminate(spawner), |r| r.is_ok()).await;
     row("CHAIN task:", 5, "respawn_terminate", 5, c);
-    let c = cost(|ok| *ok, async {
-        let down = SUP.deactivate(&A3).await.is_ok();
-        let up = SUP.activate(&A3, spawner).await.is_ok();
-        down && up && A3.is_running()
-    })
+    let c = cost(
+        || async {
+            let down = SUP.deactivate(&A3).await.is_ok();
+            let up = SUP.activate(&A3, spawner).await.is_ok();
+            down && up && A3.is_running()
+        },
+        |ok| *ok,
+    )
     .await;
     row("CHAIN task:", 5, "deactivate + activate(leaf)", 1, c);
     check(

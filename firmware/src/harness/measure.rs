@@ -8,11 +8,17 @@ fn instr(ticks: u64) -> u64 {
     ticks * 1_000_000_000 / embassy_time::TICK_HZ
 }
 
-/// Instructions from the start of `f` until the executor is idle again.
-async fn probe<F: Future>(f: F) -> (u64, F::Output) {
+/// Instructions from the start of the operation `make` returns until the
+/// executor is idle again.
+///
+/// The operation's future is made here, in the probe's own state: passed in
+/// made, it would be held three times over (the caller's temporary, the
+/// argument, the awaited local), which on the 16 KiB micro:bit left the
+/// stack no room (a HardFault).
+async fn probe<F: Future>(make: impl FnOnce() -> F) -> (u64, F::Output) {
     fw::exec::arm_idle_probe();
     let t0 = Instant::now().as_ticks();
-    let out = f.await;
+    let out = make().await;
     // Sleeping lets the executor drain every task the operation woke; the
     // probe records the moment it found nothing left to do.
     Timer::after(Duration::from_millis(2)).await;
@@ -22,8 +28,12 @@ async fn probe<F: Future>(f: F) -> (u64, F::Output) {
 
 static mut OVERHEAD: u64 = 0;
 
-async fn cost<F: Future>(ok: impl FnOnce(&F::Output) -> bool, f: F) -> Option<u64> {
-    let (c, out) = probe(f).await;
+/// [`probe`] less the empty probe, if `ok` accepts the operation's output.
+async fn cost<F: Future>(
+    make: impl FnOnce() -> F,
+    ok: impl FnOnce(&F::Output) -> bool,
+) -> Option<u64> {
+    let (c, out) = probe(make).await;
     // Safety: written once before any `cost` call, single-threaded after.
     let base = unsafe { OVERHEAD };
     ok(&out).then(|| c.saturating_sub(base))

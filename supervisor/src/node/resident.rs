@@ -26,9 +26,9 @@
 //! served; an executor that stops being polled (a host test's) strands it,
 //! and a stop of such a node then ends in its ack timeout.
 
-use core::future::poll_fn;
-use core::pin::pin;
-use core::task::Poll;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 
 use portable_atomic::Ordering;
 
@@ -65,6 +65,8 @@ impl TaskNode {
     /// Spawn glue: the shell task just created for this node stays resident;
     /// later activations wake it instead of spawning. Never undone. Call it
     /// before spawning: the shell's first activation is the one just begun.
+    // Out of line: every node's spawn glue calls it (flash per node).
+    #[inline(never)]
     pub fn mark_resident(&self) {
         self.state
             .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
@@ -78,18 +80,16 @@ impl TaskNode {
     /// Shell: park until the next activation is handed over. Returns at once
     /// if one already is (it was handed over while the shell still finished
     /// the previous one).
-    pub async fn wait_activation(&self) {
+    // A plain future, not an `async fn`: the shell's state holds the wait
+    // alone (an `async fn` kept the node twice beside it and a pointer to
+    // it: 52 B instead of 36 on 32-bit targets, which rounded every shell
+    // task's storage up by 8 B).
+    pub fn wait_activation(&self) -> impl Future<Output = ()> + '_ {
         // The wait gives the node's waker slot back when it ends, so the
         // activation's own waits find it free.
-        let mut wait = pin!(NodeWait::new(self));
-        poll_fn(|cx| {
-            if wait.as_mut().until(cx, Self::take_activation) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-        .await;
+        WaitActivation {
+            wait: NodeWait::new(self),
+        }
     }
 
     /// Take a handed-over activation: it is unacked from here on.
@@ -135,6 +135,26 @@ impl TaskNode {
             .is_ok();
         if recorded {
             super::transition(self, crate::phase::Phase::Exited);
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// [`TaskNode::wait_activation`]'s future.
+    struct WaitActivation<'a> {
+        #[pin]
+        wait: NodeWait<'a>,
+    }
+}
+
+impl Future for WaitActivation<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.project().wait.until(cx, TaskNode::take_activation) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
         }
     }
 }

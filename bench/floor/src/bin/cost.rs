@@ -8,16 +8,16 @@ include!("../../../../firmware/src/harness/measure.rs");
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|side|floor");
     fw::println!("INFO|board|{}", fw::board::NAME);
     fw::println!("INFO|probe overhead (instr)|{}", base);
     let n = N as u32;
-    let c = cost(|ok| *ok && up() == n, async { spawn_all(spawner) }).await;
+    let c = cost(|| async { spawn_all(spawner) }, |ok| *ok && up() == n).await;
     row(SHAPE, N, "spawn + first poll", N, c);
-    let c = cost(|ok| *ok && up() == 0, stop_all()).await;
+    let c = cost(stop_all, |ok| *ok && up() == 0).await;
     row(SHAPE, N, "stop, dependents first", N, c);
     fw::exit(if FAILED.load(portable_atomic::Ordering::Acquire) { 1 } else { 0 })
 }

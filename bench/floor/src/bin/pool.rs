@@ -9,7 +9,7 @@ include!("../../../../firmware/src/harness/measure.rs");
 
 #[embassy_executor::task]
 async fn bench(spawner: Spawner) {
-    let (base, ()) = probe(async {}).await;
+    let (base, ()) = probe(|| async {}).await;
     // Safety: the only write, before any reader.
     unsafe { OVERHEAD = base };
     fw::println!("INFO|side|floor");
@@ -21,12 +21,15 @@ async fn bench(spawner: Spawner) {
     }
     let m = N - K + 1;
     for _ in 0..3 {
-        let c = cost(|ok| *ok && up() == 3, async { SPAWN[m](spawner).is_ok() }).await;
+        let c = cost(|| async { SPAWN[m](spawner).is_ok() }, |ok| *ok && up() == 3).await;
         row("POOL", N, "grow (mark_busy -> spawn)", 1, c);
-        let c = cost(|()| up() == 2, async {
-            STOP[m].signal(());
-            DONE[m].wait().await
-        })
+        let c = cost(
+            || async {
+                STOP[m].signal(());
+                DONE[m].wait().await
+            },
+            |()| up() == 2,
+        )
         .await;
         row("POOL", N, "shrink (mark_idle -> stop)", 1, c);
     }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The footprint rows alone, for a quick look while working on flash/RAM
+# (bench/run.sh measures them too, with everything else):
+#
+#   bench/fp-sizes.sh            # an505: ours and the floor
+#   SIDES="ours v034 floor" bench/fp-sizes.sh
+#
+# Builds `src/bin/fp.rs` of each side for FP, FP16 and CORE12 exactly as
+# run.sh does (same features, same profile, the run's exit status checked)
+# and prints text, data, bss and flash/RAM over the floor.
+set -euo pipefail
+cd "$(dirname "$0")"
+t=${TARGET:-thumbv8m.main-none-eabihf}
+board=${BOARD:-an505}
+SIDES=${SIDES:-ours floor}
+printf '| side | workload | text | data | bss | flash over floor | RAM over floor |\n'
+printf '| --- | --- | ---: | ---: | ---: | ---: | ---: |\n'
+declare -A fl ram
+for side in floor $SIDES; do
+  [[ $side == floor && -n ${fl[FP]:-} ]] && continue
+  for w in "FP CHAIN 8 4" "FP16 CHAIN 16 4" "CORE12 CHAIN 12 0"; do
+    read -r name shape n pool <<<"$w"
+    (cd "$side" && BENCH_SHAPE=$shape BENCH_N=$n BENCH_POOL=$pool BENCH_COOLDOWN_MS=10 \
+      cargo run --locked --quiet --release --target "$t" --features "$board" --bin fp) \
+      >/dev/null 2>&1 || { echo "| $side | $name | FAILED (the run exited non-zero) |"; continue; }
+    read -r text data bss < <(arm-none-eabi-size "${CARGO_TARGET_DIR:-target}/$t/release/fp" | awk 'NR == 2 { print $1, $2, $3 }')
+    if [[ $side == floor ]]; then
+      fl[$name]=$((text + data)); ram[$name]=$((data + bss))
+    fi
+    printf '| %s | %s | %d | %d | %d | %+d | %+d |\n' "$side" "$name" "$text" "$data" "$bss" \
+      $((text + data - fl[$name])) $((data + bss - ram[$name]))
+  done
+done
