@@ -25,7 +25,7 @@ mod start_wave;
 mod stop_wave;
 
 use start_wave::{FastPath, Want};
-use stop_wave::{OnMiss, stop_wave};
+use stop_wave::{OnMiss, deactivate_wave, stop_wave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
@@ -184,8 +184,8 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// A stop wave over every node of the graph.
-    async fn whole_graph_wave(&self, on_miss: OnMiss) -> Result<(), NodeFault> {
-        stop_wave(self.graph, 0, N.saturating_sub(1), |_| true, on_miss).await
+    fn whole_graph_wave(&self, on_miss: OnMiss) -> impl Future<Output = Result<(), NodeFault>> {
+        stop_wave(self.graph, 0, N.saturating_sub(1), |_| true, on_miss)
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down
@@ -433,14 +433,10 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        // The cascade latches each node as it joins, before any stop: no
+        // The wave latches each node as it joins, before any stop: no
         // bring-up path (a pool regrow) can restart a member while its
         // siblings are being stopped.
-        let mut set = Cascade::new(flag::DISABLED);
-        set.mark(self.graph, seed);
-        set.latch = flag::HELD;
-        set.close_over_dependents(self.graph);
-        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
+        deactivate_wave(self.graph, seed).await?;
         // The latch alone is a change drivers react to (a controller slot
         // whose target was already down must see it disabled).
         notify::changed();
