@@ -495,25 +495,17 @@ impl<const N: usize> StopWave<N> {
     /// Only the nodes in flight before the call are read: one asked here
     /// was asked just now (the next poll, due at once, reads it).
     fn collect(&mut self, cx: &Context<'_>) {
-        let before = self.flying as usize;
-        let mut kept = 0;
-        for k in 0..before {
+        // Backwards: an acked entry's place takes the list's last entry,
+        // which was read already or was asked in this call; entries
+        // `0..k` are the ones still to read.
+        for k in (0..self.flying as usize).rev() {
             let i = self.flight[k] as usize;
             if self.graph.node(i).is_none_or(acked) {
-                // Asks land after `before`; the stack stays in the tail.
+                self.drop_flight(k);
+                // Asks land at the list's end; the stack stays in the tail.
                 self.done(cx, i);
-            } else {
-                self.flight[kept] = i as u8;
-                kept += 1;
             }
         }
-        // Close the gap the acked left: the nodes asked meanwhile follow
-        // the kept ones.
-        for k in before..self.flying as usize {
-            self.flight[kept] = self.flight[k];
-            kept += 1;
-        }
-        self.flying = kept as u16;
     }
 
     #[inline]
