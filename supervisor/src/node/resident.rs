@@ -94,15 +94,11 @@ impl TaskNode {
 
     /// Take a handed-over activation: it is unacked from here on.
     fn take_activation(&self) -> bool {
-        // A load first: a shell parking finds no hand-over, and a failed
-        // exclusive update costs several times a load.
-        self.has(flag::RESUME)
-            && self
-                .state
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                    (f & flag::RESUME != 0).then_some((f & !flag::RESUME) | flag::UNACKED)
-                })
-                .is_ok()
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & flag::RESUME != 0).then_some((f & !flag::RESUME) | flag::UNACKED)
+            })
+            .is_ok()
     }
 
     /// Shell: end one activation, once the worker returned and the shell
