@@ -331,7 +331,7 @@ impl<const N: usize> Supervisor<N> {
         }
         let era = self.era();
         self.halted.store(false, Ordering::Release);
-        let mut set = Cascade::new(0);
+        let mut set = Cascade::new();
         set.mark(self.graph, seed);
         // Walking the order backwards from the seed visits every dependent
         // before its dependencies (and nothing after the seed can be one), so
@@ -753,9 +753,6 @@ struct Cascade<const N: usize> {
     set: [u8; N],
     lo: usize,
     hi: usize,
-    /// The flag latched on every node that joins (`DISABLED` for a
-    /// deactivation's target, `HELD` for its dependents; 0: none).
-    latch: u16,
 }
 
 /// Not in the cascade.
@@ -769,12 +766,11 @@ const UP: u8 = 2;
 const REL: u8 = 4;
 
 impl<const N: usize> Cascade<N> {
-    fn new(latch: u16) -> Self {
+    fn new() -> Self {
         Self {
             set: [OUT; N],
             lo: N,
             hi: 0,
-            latch,
         }
     }
 
@@ -810,12 +806,12 @@ impl<const N: usize> Cascade<N> {
         if n.is_detached() {
             return;
         }
-        self.add(graph, i, n);
+        self.add(graph, i);
         #[cfg(feature = "pool")]
         if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
             for m in pool.slots() {
-                if let Some(member) = graph.node(m).filter(|n| !n.is_detached()) {
-                    self.add(graph, m, member);
+                if graph.node(m).is_some_and(|n| !n.is_detached()) {
+                    self.add(graph, m);
                 }
             }
         }
@@ -836,13 +832,8 @@ impl<const N: usize> Cascade<N> {
     }
 
     // Every verb adds its members before it marks any `UP`.
-    fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
+    fn add(&mut self, graph: &Graph<N>, i: usize) {
         self.set[i] = IN;
-        match self.latch {
-            flag::DISABLED => n.set_disabled(true),
-            flag::HELD => n.set_held(true),
-            _ => {}
-        }
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
