@@ -326,7 +326,7 @@ impl TaskNode {
             })
             .unwrap_or_else(|f| f);
         left_stopping(before);
-        self.marked_up();
+        self.policy_changed();
         // Observers wait for "down"; after an ack the node already was, and
         // they were told then.
         if before & flag::RUNNING != 0 {
@@ -498,13 +498,21 @@ impl TaskNode {
 
     // ---- supervisor side ------------------------------------------------
 
-    /// A node with a restart policy started or ended an instance: the
-    /// driver looks at its policy nodes again. One load for other nodes.
-    #[inline]
     /// The node was marked up: tell stop waves in flight
     /// ([`notify::activated`]) and (feature `restart`) the restart driver.
+    #[inline]
     fn marked_up(&self) {
         notify::activated();
+        self.policy_changed();
+    }
+
+    /// A node with a restart policy started or ended an instance: the
+    /// driver looks at its policy nodes again. One load for other nodes.
+    /// An end alone calls only this: an exit brings nothing up, and a stop
+    /// wave that saw the activation counter move would scan its span for a
+    /// member up again at each node it asks (O(nodes) per ask).
+    #[inline]
+    fn policy_changed(&self) {
         #[cfg(feature = "restart")]
         if self.spec.restart.is_some() {
             crate::policy::poke();

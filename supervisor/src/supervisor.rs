@@ -25,7 +25,7 @@ mod start_wave;
 mod stop_wave;
 
 use start_wave::{FastPath, Want};
-use stop_wave::{OnMiss, stop_wave};
+use stop_wave::{OnMiss, deactivate_wave, stop_wave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
@@ -359,7 +359,7 @@ impl<const N: usize> Supervisor<N> {
         }
         let era = self.era();
         self.halted.store(false, Ordering::Release);
-        let mut set = Cascade::new(0);
+        let mut set = Cascade::new();
         let fast = self.enable(&mut set, seed, spawner, era);
         let result = self
             .rest_as_wave(fast, Want::Marked(&set), spawner, era)
@@ -473,14 +473,10 @@ impl<const N: usize> Supervisor<N> {
         if node.is_detached() {
             return Ok(());
         }
-        // The cascade latches each node as it joins, before any stop: no
+        // The wave latches each node as it joins, before any stop: no
         // bring-up path (a pool regrow) can restart a member while its
         // siblings are being stopped.
-        let mut set = Cascade::new(flag::DISABLED);
-        set.mark(self.graph, seed);
-        set.latch = flag::HELD;
-        set.close_over_dependents(self.graph);
-        stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await?;
+        deactivate_wave(self.graph, seed).await?;
         // The latch alone is a change drivers react to (a controller slot
         // whose target was already down must see it disabled).
         notify::changed();
@@ -838,9 +834,6 @@ struct Cascade<const N: usize> {
     set: [u8; N],
     lo: usize,
     hi: usize,
-    /// The flag latched on every node that joins (`DISABLED` for a
-    /// deactivation's target, `HELD` for its dependents; 0: none).
-    latch: u16,
 }
 
 /// Not in the cascade.
@@ -854,12 +847,11 @@ const UP: u8 = 2;
 const REL: u8 = 4;
 
 impl<const N: usize> Cascade<N> {
-    fn new(latch: u16) -> Self {
+    fn new() -> Self {
         Self {
             set: [OUT; N],
             lo: N,
             hi: 0,
-            latch,
         }
     }
 
@@ -895,12 +887,12 @@ impl<const N: usize> Cascade<N> {
         if n.is_detached() {
             return;
         }
-        self.add(graph, i, n);
+        self.add(graph, i);
         #[cfg(feature = "pool")]
         if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
             for m in pool.slots() {
-                if let Some(member) = graph.node(m).filter(|n| !n.is_detached()) {
-                    self.add(graph, m, member);
+                if graph.node(m).is_some_and(|n| !n.is_detached()) {
+                    self.add(graph, m);
                 }
             }
         }
@@ -922,13 +914,8 @@ impl<const N: usize> Cascade<N> {
 
     // Every verb adds its members before it marks any `UP`.
     #[inline]
-    fn add(&mut self, graph: &Graph<N>, i: usize, n: &TaskNode) {
+    fn add(&mut self, graph: &Graph<N>, i: usize) {
         self.set[i] = IN;
-        match self.latch {
-            flag::DISABLED => n.set_disabled(true),
-            flag::HELD => n.set_held(true),
-            _ => {}
-        }
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);

@@ -119,8 +119,8 @@ impl<const N: usize> Supervisor<N> {
         #[cfg(feature = "restart")]
         take_budget(node)?;
         let era = self.era();
-        let mut set = Cascade::<N>::new(0);
-        set.add(self.graph, seed, node);
+        let mut set = Cascade::<N>::new();
+        set.add(self.graph, seed);
         set.close_over_dependents(self.graph);
         let span = &self.graph.order[set.lo..=set.hi];
         let back = self.hold_dependents(seed, &set);

@@ -24,20 +24,24 @@
 //! - a member that another verb brought back up after the wave counted it
 //!   down (an `activate` racing the wave) is stopped again before its
 //!   dependencies: when any node was marked up since the wave last looked
-//!   ([`notify::activations`]), the span is checked before the next node
-//!   is asked; if a member runs again, nothing more is asked, and once the
-//!   nodes in flight are down the wave walks its span again. Once a node
-//!   is asked, no bring-up puts a dependent on it
+//!   ([`notify::activations`]), the wave's span is checked before the next
+//!   node is asked; if a member runs again, nothing more is asked, and once
+//!   the nodes in flight are down the wave chooses again among its members.
+//!   Once a node is asked, no bring-up puts a dependent on it
 //!   ([`FaultKind::DepStopping`](crate::FaultKind::DepStopping)).
 //!
 //! Cost: no allocation. The future holds, per graph slot, a count of
 //! dependents still up (2 bytes), a place in the in-flight list (1 byte)
-//! and a deadline (8 bytes). Building the wave is one pass over its span of
-//! the dependency order and its edges; each ack costs one decrement per
-//! dependency of the node that acked; each wake-up re-reads the flags of
-//! the nodes in flight (no scan of the graph, no all-pairs recheck): in
-//! total O(nodes + edges) plus O(nodes in flight) per wake-up, plus one
-//! pass over the span per node marked up elsewhere meanwhile.
+//! and a deadline (8 bytes). Choosing the members reads each candidate's
+//! flags once (for [`deactivate_wave`], one pass over the part of the
+//! dependency order after the target, which also latches the holds);
+//! counting is a walk from the running members down their dependencies,
+//! so a member that is down and orders nothing costs nothing more. Each
+//! ack costs one decrement per dependency of the node that acked; each
+//! wake-up re-reads the flags of the nodes in flight (no scan of the
+//! graph, no all-pairs recheck): in total O(nodes + edges) plus O(nodes in
+//! flight) per wake-up, plus one pass over the span per node marked up
+//! elsewhere meanwhile.
 
 use core::future::poll_fn;
 use core::pin::{Pin, pin};
@@ -57,7 +61,14 @@ use crate::{Graph, TaskNode};
 const OUT: u16 = u16::MAX;
 /// Asked to stop; its ack is awaited.
 const FLYING: u16 = u16::MAX - 1;
-/// A deadline not armed yet (see [`Run::ask`]).
+/// A member down at the choice and not (yet) found to order a running
+/// member.
+const UNSEEN: u16 = u16::MAX - 2;
+/// A member the wave counted down (acked, or down when reached), or one
+/// left for the next choice (see [`StopWave::came_back`]). Every value
+/// below it is a count of dependents still up.
+const DONE: u16 = u16::MAX - 3;
+/// A deadline not armed yet (see [`StopWave::ask`]).
 const UNARMED: u64 = u64::MAX;
 
 /// What a missed ack does to the rest of the wave.
@@ -70,57 +81,36 @@ pub(crate) enum OnMiss {
     Continue,
 }
 
-/// One stop wave over a set of a graph's slots (see [`stop_wave`]).
+/// One stop wave over a set of a graph's slots.
 struct StopWave<const N: usize> {
     graph: &'static Graph<N>,
-    /// Per slot: [`OUT`], [`FLYING`], or the count of its dependents in
-    /// the wave not yet down.
+    /// Per slot: [`OUT`], [`FLYING`], [`UNSEEN`], [`DONE`], or the count
+    /// of its dependents in the wave not yet down.
     left: [u16; N],
     /// Slots asked to stop and not yet acked: the first `flying` entries.
+    /// While the wave is chosen, its running members, in dependency order.
     flight: [u8; N],
     flying: u16,
     /// Per slot in flight: when its ack window ends.
     deadline: [Tick; N],
-    /// The span of the dependency order the wave covers (ranks `lo..=hi`).
-    lo: u16,
-    hi: u16,
-    started: bool,
+    /// Set by the first stop request of a poll: the task was queued
+    /// before it, so a worker on this executor runs (and acks) first.
+    asked: bool,
     /// Passes left before arming the timer: a worker on this executor
     /// acks within them and the wave needs no timer queue update.
     spin: u8,
     on_miss: OnMiss,
     first_miss: Option<ShutdownTimeout>,
-    /// [`notify::activations`] when the wave last made sure no dependent
+    /// The span of the dependency order the members occupy (ranks
+    /// `lo..=hi`; empty if `lo > hi`).
+    lo: u16,
+    hi: u16,
+    /// [`notify::activations`] when the wave last made sure no member
     /// came back behind it.
     seen: u32,
-    /// A node was not asked because a dependent of it came back: walk the
-    /// span again once the nodes in flight are down.
+    /// A node was not asked because a member came back: choose again once
+    /// the nodes in flight are down.
     again: bool,
-}
-
-impl<const N: usize> StopWave<N> {
-    /// A wave within ranks `lo..=hi` of the dependency order; its members
-    /// are chosen, and the first nodes asked, by the first poll
-    /// ([`Run::begin`]): one pass over the span and its edges.
-    fn new(graph: &'static Graph<N>, lo: usize, hi: usize, on_miss: OnMiss) -> Self {
-        // An empty span (`lo > hi`, or a graph of no slots) is the empty wave.
-        let (lo, hi) = if lo <= hi && hi < N { (lo, hi) } else { (1, 0) };
-        Self {
-            graph,
-            left: [OUT; N],
-            flight: [0; N],
-            flying: 0,
-            deadline: [Tick::new(0); N],
-            lo: lo as u16,
-            hi: hi as u16,
-            started: false,
-            spin: 0,
-            on_miss,
-            first_miss: None,
-            seen: notify::activations(),
-            again: false,
-        }
-    }
 }
 
 /// The running instance asked to stop is gone (down, or a fresh activation
@@ -129,68 +119,312 @@ fn acked(n: &TaskNode) -> bool {
     n.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN)
 }
 
-/// The wave's mutable state, borrowed out of the pinned future.
-struct Run<'a, const N: usize> {
+/// Stop the slots `member` selects within ranks `lo..=hi` of the
+/// dependency order as one wave: `Ok` once every member is down, or the
+/// first missed ack (see [`OnMiss`]).
+pub(crate) fn stop_wave<const N: usize>(
     graph: &'static Graph<N>,
-    left: &'a mut [u16; N],
-    flight: &'a mut [u8; N],
-    flying: &'a mut u16,
-    deadline: &'a mut [Tick; N],
-    /// Set by the first stop request of this poll: the task was queued
-    /// before it, so a worker on this executor runs (and acks) first.
-    asked: bool,
-    seen: &'a mut u32,
-    again: &'a mut bool,
     lo: usize,
     hi: usize,
+    member: impl Fn(usize) -> bool,
+    on_miss: OnMiss,
+) -> impl Future<Output = Result<(), NodeFault>> {
+    run_wave(graph, on_miss, move |w: &mut StopWave<N>| {
+        w.join_span(lo, hi, &member)
+    })
 }
 
-impl<const N: usize> Run<'_, N> {
-    /// The first pass, dependents first: each member counts itself on its
-    /// dependencies if it runs or a dependent of it in the wave waits (a
-    /// down member still orders the wave, so nothing loses a transitive
-    /// dependent that is up), and is asked at once if it runs and nothing
-    /// waits on it. A down member with nothing above it leaves the wave
-    /// here, for the cost of one flag read. A slot's count is final when
-    /// the pass reaches it: its dependents come later in the order.
-    fn begin(&mut self, cx: &Context<'_>, lo: usize, hi: usize, member: &impl Fn(usize) -> bool) {
-        let graph = self.graph;
-        for &i in graph.order[lo..=hi].iter().rev() {
-            let i = i as usize;
-            // Detached nodes are self-managed: they neither stop nor order.
-            let flags = graph
-                .node(i)
-                .filter(|_| member(i))
-                .map_or(flag::DETACHED, |n| n.flags());
-            let running = flags & (flag::DETACHED | flag::RUNNING) == flag::RUNNING;
-            // `OUT` until a dependent counted itself here.
-            let count = if self.left[i] == OUT { 0 } else { self.left[i] };
-            if flags & flag::DETACHED != 0 || (!running && count == 0) {
-                self.left[i] = OUT;
+/// `deactivate`'s wave: latch `disabled` on the node in slot `seed` (with
+/// its whole pool), the collateral hold on its transitive dependents (with
+/// their pools; detached nodes never join, nor what depends on the target
+/// only through one), and stop them all as one wave, aborting at the first
+/// missed ack. Each member is latched as it joins, before any stop, so no
+/// bring-up path (a pool regrow) restarts a member while its siblings stop.
+/// Choosing costs one pass over the dependency order from the target on,
+/// a flag read or two per node there.
+pub(crate) fn deactivate_wave<const N: usize>(
+    graph: &'static Graph<N>,
+    seed: usize,
+) -> impl Future<Output = Result<(), NodeFault>> {
+    run_wave(graph, OnMiss::Abort, move |w: &mut StopWave<N>| {
+        w.join_dependents(seed)
+    })
+}
+
+/// Run a wave whose members `choose` picks at the first poll.
+async fn run_wave<const N: usize>(
+    graph: &'static Graph<N>,
+    on_miss: OnMiss,
+    choose: impl FnOnce(&mut StopWave<N>),
+) -> Result<(), NodeFault> {
+    // Built here, in the future's own storage: the per-slot arrays are
+    // not copied from a constructor's return value.
+    let mut wave = StopWave {
+        graph,
+        left: [OUT; N],
+        flight: [0; N],
+        flying: 0,
+        // Read only for a node in flight, which `fly` set first.
+        deadline: [Tick::new(UNARMED); N],
+        asked: false,
+        spin: 0,
+        on_miss,
+        first_miss: None,
+        lo: 1,
+        hi: 0,
+        seen: notify::activations(),
+        again: false,
+    };
+    let mut choose = Some(choose);
+    let mut observer = pin!(Observer::new());
+    poll_fn(|cx| {
+        wave.asked = false;
+        if let Some(choose) = choose.take() {
+            choose(&mut wave);
+            wave.ask_first(cx);
+        }
+        wave.poll_step(cx, observer.as_mut())
+    })
+    .await
+    .map_err(NodeFault::from)
+}
+
+impl<const N: usize> StopWave<N> {
+    /// Join slot `i` with flags `flags`, its member dependencies joined
+    /// already. A running member goes on the running list and counts
+    /// itself on each of them; a member down waits to be found ordering
+    /// a running one ([`UNSEEN`]); a detached node stays out. A dependency
+    /// that was `UNSEEN` orders it: it goes on the walk's stack (the list's
+    /// free tail, from `top` down) to count itself on its own dependencies.
+    #[inline(always)]
+    fn join(&mut self, i: usize, flags: u16, top: &mut usize) {
+        if flags & flag::DETACHED != 0 {
+            self.left[i] = OUT;
+        } else if flags & flag::RUNNING != 0 {
+            self.left[i] = 0;
+            self.flight[self.flying as usize] = i as u8;
+            self.flying += 1;
+            self.count_on_deps(i, top);
+        } else {
+            self.left[i] = UNSEEN;
+        }
+    }
+
+    /// Slot `i` runs or orders a running member: one more dependent up on
+    /// each of its dependencies in the wave.
+    #[inline(always)]
+    fn count_on_deps(&mut self, i: usize, top: &mut usize) {
+        for &d in self.graph.deps[i] {
+            let Some(l) = self.left.get_mut(d as usize) else {
                 continue;
+            };
+            if *l == UNSEEN {
+                *l = 1;
+                *top -= 1;
+                self.flight[*top] = d;
+            } else if *l < DONE {
+                *l += 1;
             }
-            self.left[i] = count;
-            for &d in graph.deps[i] {
-                // A dependency before the span is not in the wave.
-                if graph.rank(d as usize) >= lo {
-                    let l = &mut self.left[d as usize];
-                    *l = if *l == OUT { 1 } else { *l + 1 };
+        }
+    }
+
+    /// The members of a whole-graph or restart wave: the slots of ranks
+    /// `lo..=hi` that `member` selects, in one pass over the span.
+    fn join_span(&mut self, lo: usize, hi: usize, member: &impl Fn(usize) -> bool) {
+        let graph = self.graph;
+        let Some(span) = graph.order.get(lo..=hi) else {
+            return; // an empty span, or a graph of no slots: the empty wave
+        };
+        (self.lo, self.hi) = (lo as u16, hi as u16);
+        let mut top = N;
+        for &i in span {
+            let i = i as usize;
+            if member(i) {
+                // An empty slot is no member.
+                let flags = graph.node(i).map_or(flag::DETACHED, |n| n.flags());
+                self.join(i, flags, &mut top);
+            }
+        }
+        self.count(top);
+    }
+
+    /// The members of a deactivation (see [`deactivate_wave`]). Walking the
+    /// order forwards from the target visits every dependency before its
+    /// dependents, and nothing before the target can be one: one pass.
+    fn join_dependents(&mut self, seed: usize) {
+        let graph = self.graph;
+        let (mut lo, mut hi) = (N, 0);
+        self.latch(seed, flag::DISABLED, 0, &mut lo, &mut hi);
+        // A pool member that joins behind the walk missed its place in the
+        // running list and in the counts: choose again over the span then.
+        #[allow(unused_mut)] // only a pool member joins behind
+        let mut behind = false;
+        let mut top = N;
+        for (pos, &i) in graph.order.iter().enumerate().skip(lo) {
+            let i = i as usize;
+            let l = self.left[i];
+            if l == OUT {
+                if !graph.deps[i].iter().any(|&d| self.left[d as usize] != OUT) {
+                    continue;
+                }
+                let Some(n) = graph.node(i) else { continue };
+                let flags = n.flags();
+                if flags & flag::DETACHED != 0 {
+                    continue;
+                }
+                n.set_held(true);
+                hi = hi.max(pos);
+                #[cfg(feature = "pool")]
+                if n.pool.is_some() {
+                    behind |= self.latch(i, flag::HELD, pos, &mut lo, &mut hi);
+                }
+                self.join(i, flags, &mut top);
+            } else if l == UNSEEN {
+                // Joined ahead of the walk (the target, a pool member).
+                let flags = graph.node(i).map_or(flag::DETACHED, |n| n.flags());
+                self.join(i, flags, &mut top);
+            }
+        }
+        if lo > hi {
+            return; // the target is detached or an empty slot
+        }
+        (self.lo, self.hi) = (lo as u16, hi as u16);
+        if behind {
+            self.choose_again();
+        } else {
+            self.count(top);
+        }
+    }
+
+    /// Choose again among the members (every slot of the span not
+    /// [`OUT`]), from their current flags: a pool member that joined
+    /// behind the deactivation's walk, or a member that came back behind
+    /// the wave. No latch is set again.
+    fn choose_again(&mut self) {
+        let graph = self.graph;
+        let Some(span) = graph.order.get(self.lo as usize..=self.hi as usize) else {
+            return;
+        };
+        self.flying = 0;
+        let mut top = N;
+        for &i in span {
+            if self.left[i as usize] != OUT {
+                self.left[i as usize] = UNSEEN;
+            }
+        }
+        for &i in span {
+            let i = i as usize;
+            if self.left[i] != OUT {
+                let flags = graph.node(i).map_or(flag::DETACHED, |n| n.flags());
+                self.join(i, flags, &mut top);
+            }
+        }
+        self.count(top);
+    }
+
+    /// A member the wave counted down runs again. Checked only if a node
+    /// was marked up since the wave last looked: one pass over the span
+    /// then.
+    fn came_back(&mut self) -> bool {
+        let now = notify::activations();
+        if now == self.seen {
+            return false;
+        }
+        let graph = self.graph;
+        let span = graph
+            .order
+            .get(self.lo as usize..=self.hi as usize)
+            .unwrap_or(&[]);
+        let back = span.iter().any(|&j| {
+            let j = j as usize;
+            let counted_down = matches!(self.left[j], DONE | UNSEEN);
+            counted_down
+                && graph
+                    .node(j)
+                    .is_some_and(|n| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING)
+        });
+        if !back {
+            self.seen = now;
+        }
+        back
+    }
+
+    /// Add slot `i`, with its whole pool if it is a pool member, latching
+    /// `bit` on each; detached nodes never join. `true` if a node joined
+    /// at a rank below `pos` (the walk has passed it).
+    fn latch(&mut self, i: usize, bit: u16, pos: usize, lo: &mut usize, hi: &mut usize) -> bool {
+        let graph = self.graph;
+        let Some(n) = graph.node(i).filter(|n| !n.is_detached()) else {
+            return false;
+        };
+        #[allow(unused_mut)]
+        let mut behind = self.add(i, n, bit, pos, lo, hi);
+        #[cfg(feature = "pool")]
+        if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
+            for m in pool.slots() {
+                if let Some(member) = graph.node(m).filter(|n| !n.is_detached()) {
+                    behind |= self.add(m, member, bit, pos, lo, hi);
                 }
             }
+        }
+        behind
+    }
+
+    fn add(
+        &mut self,
+        i: usize,
+        n: &TaskNode,
+        bit: u16,
+        pos: usize,
+        lo: &mut usize,
+        hi: &mut usize,
+    ) -> bool {
+        if bit == flag::DISABLED {
+            n.set_disabled(true);
+        } else {
+            n.set_held(true);
+        }
+        let r = self.graph.rank(i);
+        *lo = (*lo).min(r);
+        *hi = (*hi).max(r);
+        if self.left[i] != OUT {
+            return false;
+        }
+        self.left[i] = UNSEEN;
+        r < pos
+    }
+
+    /// Finish the counts: each member down at the choice that orders a
+    /// running one (on the stack from `top`) counts itself on its own
+    /// dependencies, once. Every member that runs or orders a running one
+    /// has then counted itself on its dependencies, and nothing else has.
+    fn count(&mut self, mut top: usize) {
+        while top < N {
+            let j = self.flight[top] as usize;
+            top += 1;
+            self.count_on_deps(j, &mut top);
+        }
+    }
+
+    /// Ask, dependents first (the running list reversed), every running
+    /// member nothing waits on.
+    fn ask_first(&mut self, cx: &Context<'_>) {
+        let running = self.flying as usize;
+        self.flight[..running].reverse();
+        self.flying = 0;
+        for k in 0..running {
+            let i = self.flight[k] as usize;
             if self.left[i] == 0 && !self.ask(cx, i) {
-                // It went down since the flag read. Not `done` here: the
-                // counts of its dependencies are not final yet; the first
-                // collection finds it down.
-                self.left[i] = FLYING;
-                self.deadline[i] = Tick::new(UNARMED);
-                self.flight[*self.flying as usize] = i as u8;
-                *self.flying += 1;
+                // It went down since the flag read: the first collection
+                // finds it down and lets its dependencies go.
+                self.fly(i);
             }
         }
     }
 
     /// Slot `i` has no dependent left up: ask it to stop if it runs
     /// (`true`); `false` if it is down already (nothing done).
+    #[inline]
     fn ask(&mut self, cx: &Context<'_>, i: usize) -> bool {
         let Some(n) = self.graph.node(i) else {
             return false;
@@ -202,94 +436,82 @@ impl<const N: usize> Run<'_, N> {
             self.asked = true;
             cx.waker().wake_by_ref();
         }
-        self.left[i] = FLYING;
-        // Armed when the wave first sleeps with the node in flight: an ack
-        // within the two passes before that reads no clock at all.
-        self.deadline[i] = Tick::new(UNARMED);
-        self.flight[*self.flying as usize] = i as u8;
-        *self.flying += 1;
+        self.fly(i);
         n.request_shutdown();
         true
+    }
+
+    #[inline]
+    /// Put slot `i` in flight, its deadline armed when the wave first
+    /// sleeps with it there: an ack within the two passes before that
+    /// reads no clock at all.
+    fn fly(&mut self, i: usize) {
+        self.left[i] = FLYING;
+        self.deadline[i] = Tick::new(UNARMED);
+        self.flight[self.flying as usize] = i as u8;
+        self.flying += 1;
     }
 
     /// Slot `i` is down: each of its dependencies in the wave has one
     /// dependent less to wait for. Iterative (a stack in the free tail of
     /// the in-flight list), so a run of down nodes costs no recursion.
-    fn done(&mut self, cx: &Context<'_>, i: usize, member: &impl Fn(usize) -> bool) {
+    fn done(&mut self, cx: &Context<'_>, i: usize) {
         // Slots on the stack are neither in flight nor done yet, so the
         // stack and the in-flight list together never exceed N entries.
+        let graph = self.graph;
         let mut top = N;
-        self.left[i] = OUT;
-        let mut next = Some(i);
-        while let Some(j) = next {
-            for &d in self.graph.deps[j] {
+        self.left[i] = DONE;
+        let mut j = i;
+        loop {
+            for &d in graph.deps[j] {
                 let d = d as usize;
-                let Some(l) = self.left.get_mut(d).filter(|l| **l < FLYING) else {
+                let Some(l) = self.left.get_mut(d).filter(|l| **l < DONE) else {
                     continue;
                 };
                 *l -= 1;
                 if *l > 0 {
                     continue;
                 }
-                if *self.again || self.member_came_back(member) {
-                    // Left for the next walk of the span, which finds the
-                    // member up again and stops it first.
-                    self.left[d] = OUT;
-                    *self.again = true;
-                    continue;
-                }
-                if !self.ask(cx, d) {
-                    self.left[d] = OUT;
+                if self.again || self.came_back() {
+                    // Left for the next choice, which finds the member up
+                    // again and stops it first.
+                    self.left[d] = DONE;
+                    self.again = true;
+                } else if !self.ask(cx, d) {
+                    self.left[d] = DONE;
                     top -= 1;
                     self.flight[top] = d as u8;
                 }
             }
-            next = (top < N).then(|| {
-                top += 1;
-                self.flight[top - 1] as usize
-            });
+            if top == N {
+                return;
+            }
+            j = self.flight[top] as usize;
+            top += 1;
         }
-    }
-
-    /// A member the wave counted down (acked, or down when reached) runs
-    /// again. Checked only if a node was marked up since the wave last
-    /// looked: one pass over the span then.
-    fn member_came_back(&mut self, member: &impl Fn(usize) -> bool) -> bool {
-        let now = notify::activations();
-        if now == *self.seen {
-            return false;
-        }
-        let graph = self.graph;
-        let back = graph.order[self.lo..=self.hi].iter().any(|&j| {
-            let j = j as usize;
-            let up = graph
-                .node(j)
-                .is_some_and(|n| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING);
-            up && self.left[j] == OUT && member(j)
-        });
-        if !back {
-            *self.seen = now;
-        }
-        back
     }
 
     /// Retire every node in flight that acked, and whatever that lets go.
-    fn collect(&mut self, cx: &Context<'_>, member: &impl Fn(usize) -> bool) {
-        let mut k = 0;
-        while k < *self.flying as usize {
+    /// Only the nodes in flight before the call are read: one asked here
+    /// was asked just now (the next poll, due at once, reads it).
+    fn collect(&mut self, cx: &Context<'_>) {
+        // Backwards: an acked entry's place takes the list's last entry,
+        // which was read already or was asked in this call; entries
+        // `0..k` are the ones still to read.
+        for k in (0..self.flying as usize).rev() {
             let i = self.flight[k] as usize;
             if self.graph.node(i).is_none_or(acked) {
                 self.drop_flight(k);
-                self.done(cx, i, member);
-            } else {
-                k += 1;
+                // Asks land at the list's end; the stack stays in the tail.
+                self.done(cx, i);
             }
         }
     }
 
+    #[inline]
     fn drop_flight(&mut self, k: usize) {
-        *self.flying -= 1;
-        self.flight[k] = self.flight[*self.flying as usize];
+        self.flying -= 1;
+        self.flight[k] = self.flight[self.flying as usize];
     }
 
     /// The node in flight whose deadline passed first, if any, with its
@@ -298,7 +520,7 @@ impl<const N: usize> Run<'_, N> {
     fn overdue(&mut self, at: u64) -> Result<u64, usize> {
         let mut earliest = u64::MAX;
         let mut missed = None;
-        for k in 0..*self.flying as usize {
+        for k in 0..self.flying as usize {
             let i = self.flight[k] as usize;
             if self.deadline[i].get() == UNARMED {
                 let window = self.graph.node(i).map_or(0, |n| n.ack_timeout().as_ticks());
@@ -314,101 +536,69 @@ impl<const N: usize> Run<'_, N> {
     }
 
     fn any_acked(&self) -> bool {
-        self.flight[..*self.flying as usize]
+        self.flight[..self.flying as usize]
             .iter()
             .any(|&i| self.graph.node(i as usize).is_none_or(acked))
     }
-}
 
-/// Stop the slots `member` selects within ranks `lo..=hi` of the
-/// dependency order as one wave: `Ok` once every member is down, or the
-/// first missed ack (see [`OnMiss`]).
-pub(crate) async fn stop_wave<const N: usize>(
-    graph: &'static Graph<N>,
-    lo: usize,
-    hi: usize,
-    member: impl Fn(usize) -> bool,
-    on_miss: OnMiss,
-) -> Result<(), NodeFault> {
-    // Built here, in the future's own storage: the per-slot arrays are
-    // not copied from a constructor's return value.
-    let mut wave = StopWave::new(graph, lo, hi, on_miss);
-    let mut observer = pin!(Observer::new());
-    poll_fn(|cx| wave.poll_step(cx, observer.as_mut(), &member))
-        .await
-        .map_err(NodeFault::from)
-}
-
-impl<const N: usize> StopWave<N> {
     fn poll_step(
         &mut self,
         cx: &mut Context<'_>,
         mut observer: Pin<&mut Observer>,
-        member: &impl Fn(usize) -> bool,
     ) -> Poll<Result<(), ShutdownTimeout>> {
-        let this = self;
-        let mut run = Run {
-            graph: this.graph,
-            left: &mut this.left,
-            flight: &mut this.flight,
-            flying: &mut this.flying,
-            deadline: &mut this.deadline,
-            asked: false,
-            seen: &mut this.seen,
-            again: &mut this.again,
-            lo: this.lo as usize,
-            hi: this.hi as usize,
-        };
-        if !this.started {
-            this.started = true;
-            if this.lo <= this.hi {
-                run.begin(cx, this.lo as usize, this.hi as usize, member);
-            }
-        }
         loop {
-            run.collect(cx, member);
-            if *run.flying == 0 && *run.again {
-                // A dependent came back behind the wave: walk the span
-                // again from its current state (down members leave at once).
-                *run.again = false;
-                *run.seen = notify::activations();
-                run.left.fill(OUT);
-                run.begin(cx, run.lo, run.hi, member);
+            self.collect(cx);
+            if self.flying == 0 && self.again {
+                // A member came back behind the wave: choose again among
+                // the members from their current state.
+                self.again = false;
+                self.seen = notify::activations();
+                self.choose_again();
+                self.ask_first(cx);
                 continue;
             }
-            if *run.flying == 0 {
-                return Poll::Ready(this.first_miss.take().map_or(Ok(()), Err));
+            if self.flying == 0 {
+                return Poll::Ready(self.first_miss.take().map_or(Ok(()), Err));
             }
-            if run.asked {
-                this.spin = 2;
+            if self.asked {
+                self.spin = 2;
                 return Poll::Pending;
             }
-            if this.spin > 0 {
-                this.spin -= 1;
+            if self.spin > 0 {
+                self.spin -= 1;
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
-            let earliest = match run.overdue(now()) {
-                Ok(earliest) => earliest,
-                Err(k) => {
-                    let i = run.flight[k] as usize;
-                    let Some(node) = run.graph.node(i) else {
-                        run.drop_flight(k);
-                        continue;
-                    };
-                    let miss = missed(node);
-                    if this.on_miss == OnMiss::Abort {
-                        return Poll::Ready(Err(miss));
-                    }
-                    this.first_miss.get_or_insert(miss);
-                    run.drop_flight(k);
-                    run.done(cx, i, member);
-                    continue;
+            if let Some(out) = self.wait(cx, observer.as_mut()) {
+                return out;
+            }
+        }
+    }
+
+    /// No ack within the spin: fail the first node past its deadline, or
+    /// sleep until the earliest deadline or a change. `None`: go round
+    /// again (an ack landed, or a missed node counts as gone).
+    fn wait(
+        &mut self,
+        cx: &mut Context<'_>,
+        observer: Pin<&mut Observer>,
+    ) -> Option<Poll<Result<(), ShutdownTimeout>>> {
+        match self.overdue(now()) {
+            Ok(earliest) => {
+                embassy_time_driver::schedule_wake(earliest, cx.waker());
+                (!observer.sleep(cx, || self.any_acked())).then_some(Poll::Pending)
+            }
+            Err(k) => {
+                let i = self.flight[k] as usize;
+                self.drop_flight(k);
+                let node = self.graph.node(i)?;
+                let miss = missed(node);
+                if self.on_miss == OnMiss::Abort {
+                    return Some(Poll::Ready(Err(miss)));
                 }
-            };
-            embassy_time_driver::schedule_wake(earliest, cx.waker());
-            if !observer.as_mut().sleep(cx, || run.any_acked()) {
-                return Poll::Pending;
+                self.first_miss.get_or_insert(miss);
+                self.done(cx, i);
+                None
             }
         }
     }
