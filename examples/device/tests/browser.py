@@ -36,6 +36,15 @@ def state(d, name):
         return ""
 
 
+def graph_state(d, name):
+    """The `data-state` of `name`'s node in the graph drawing (None if
+    absent), read in the page in one step: the drawing is redrawn on every
+    poll, so an element located first could be replaced before it is read."""
+    return d.execute_script(
+        "const g = document.querySelector(`g[id=\"g-${arguments[0]}\"]`);"
+        " return g ? g.getAttribute('data-state') : null;", name)
+
+
 def main():
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     opts = webdriver.ChromeOptions()
@@ -51,7 +60,8 @@ def main():
                              ignored_exceptions=[StaleElementReferenceException])
         wait.until(lambda d: state(d, "NET") == "running" and d.find_elements(By.CSS_SELECTOR, "svg line"))
         print("  ok  dashboard drew the graph (edges) and NET running")
-        workers = [e.get_attribute("id")[4:] for e in drv.find_elements(By.CSS_SELECTOR, 'tr[id^="row-HTTP"]')]
+        workers = drv.execute_script(
+            'return [...document.querySelectorAll(\'tr[id^="row-HTTP"]\')].map(r => r.id.slice(4));')
         time.sleep(2.5)  # let the page show CPU figures (two samples)
         for _ in range(20):
             try:
@@ -59,12 +69,16 @@ def main():
                 break
             except StaleElementReferenceException:
                 time.sleep(0.1)
+        else:
+            raise AssertionError("the Deactivate button of NET was redrawn under every click")
         print("  ok  clicked Deactivate on NET")
         wait.until(lambda d: state(d, "NET") == "disabled")
         wait.until(lambda d: all(state(d, w) in ("disabled", "down", "exited") for w in workers)
                    and state(d, "REPORT") in ("disabled", "down", "exited"))
-        svg_state = drv.find_element(By.CSS_SELECTOR, 'g[id="g-NET"]').get_attribute("data-state")
-        assert svg_state == "disabled", f"graph node NET is {svg_state}"
+        try:
+            wait.until(lambda d: graph_state(d, "NET") == "disabled")
+        except TimeoutException:
+            raise AssertionError(f"graph node NET is {graph_state(drv, 'NET')}")
         print("  ok  the page shows NET disabled and its dependents (HTTP workers, REPORT) down")
         # The event list polls /api/events on its own timer, apart from the
         # state table: wait for its next fetch rather than read it at once.
