@@ -82,6 +82,15 @@ const OVERLAPPED: [(&str, u64); 6] = [
     ("E", 1500),
 ];
 
+/// Every gate opens under [`STAGGERED`]: the verb succeeds in A's 900 ms
+/// plus D's 600, with the spawns of [`OVERLAPPED`], and everything is up.
+fn all_up_overlapped(r: Result<(), NodeFault>, took: u64, spawned: &[(&str, u64)]) {
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(spawned, OVERLAPPED);
+    assert_eq!(took, 1500);
+    assert!(ALL.iter().all(|n| n.is_running()));
+}
+
 /// A's gate never opens: A fails at its 1000 ms budget, D and E (which
 /// need it) stay down, the rest come up.
 fn only_a_subtree_down(r: Result<(), NodeFault>, took: u64, spawned: &[(&str, u64)]) {
@@ -103,10 +112,7 @@ fn activate_overlaps_independent_slow_gates() {
         all_up(s).await;
         assert!(SUP.deactivate(&R).await.is_ok());
         let (r, took, spawned) = timed(SUP.activate(&R, s), &STAGGERED).await;
-        assert!(r.is_ok(), "{r:?}");
-        assert_eq!(spawned, OVERLAPPED);
-        assert_eq!(took, 1500);
-        assert!(ALL.iter().all(|n| n.is_running()));
+        all_up_overlapped(r, took, &spawned);
         assert!(SUP.teardown().await.is_ok());
         common::pass();
     }
@@ -146,10 +152,7 @@ fn restart_overlaps_independent_slow_gates() {
     async fn drive(s: Spawner) {
         all_up(s).await;
         let (r, took, spawned) = timed(SUP.restart(&R, s), &STAGGERED).await;
-        assert!(r.is_ok(), "{r:?}");
-        assert_eq!(spawned, OVERLAPPED);
-        assert_eq!(took, 1500);
-        assert!(ALL.iter().all(|n| n.is_running()));
+        all_up_overlapped(r, took, &spawned);
         assert!(SUP.teardown().await.is_ok());
         common::pass();
     }
