@@ -8,7 +8,8 @@ Builds `<side>/src/bin/cost.rs` for the an505 (the workload from the
 options, as `run.sh` sets it), runs it with `-singlestep -d exec,nochain` (one
 trace line per guest instruction executed) and splits the trace at each call
 of `cost::row`, so segment k is verb k of `common/cost.rs` (start, teardown,
-respawn_terminate, deactivate(root), activate(last)) with the row printing of
+respawn_terminate, deactivate(root), activate(last), and on WIDE the two
+2-running deactivates) with the row printing of
 the verb before it (for `--side floor`: start = its spawn, teardown = its
 stop). Per function: instructions, and per node (÷ N). The
 first segment also holds the boot. `--pcs SYMBOL` prints the disassembly of
@@ -24,7 +25,7 @@ import os
 import subprocess
 import tempfile
 
-VERBS = ["start", "teardown", "respawn", "deactivate", "activate"]
+VERBS = ["start", "teardown", "respawn", "deactivate", "activate", "deactivate_leaf2", "deactivate2"]
 TARGET = "thumbv8m.main-none-eabihf"
 QEMU = (
     "qemu-system-arm -machine mps2-an505 -cpu cortex-m33 -nographic -monitor none "

@@ -16,7 +16,15 @@ BOARDS = [
     ("an385", "mps2-an385 (Cortex-M3)"),
     ("microbit", "micro:bit (Cortex-M0)"),
 ]
-OPS = ["start", "teardown", "respawn_terminate", "deactivate(root)", "activate(last)"]
+OPS = [
+    "start",
+    "teardown",
+    "respawn_terminate",
+    "deactivate(root)",
+    "activate(last)",
+    "deactivate(leaf), 2 running",
+    "deactivate(root), 2 running",
+]
 # The floor each verb is set against: spawning verbs against the direct spawn
 # + first poll, stopping verbs against the signal-and-join stop.
 FLOOR_OF = {
@@ -25,6 +33,8 @@ FLOOR_OF = {
     "activate(last)": "spawn + first poll",
     "teardown": "stop, dependents first",
     "deactivate(root)": "stop, dependents first",
+    "deactivate(leaf), 2 running": "stop, dependents first",
+    "deactivate(root), 2 running": "stop, dependents first",
 }
 
 
@@ -108,8 +118,9 @@ def cost_table(board, cost):
                 tot = {s: cost[s].get((shape, n, op), (0, None))[1] for s in SIDES}
                 nodes = cost["ours"].get((shape, n, op), (n, None))[0]
                 fl = cost["floor"].get((shape, n, FLOOR_OF[op]), (0, None))[1]
-                # WIDE activate(last) brings up 2 of N nodes: no floor of that size.
-                comparable = not (shape == "WIDE" and op == "activate(last)")
+                # WIDE activate(last) brings up 2 of N nodes and the
+                # 2-running deactivates stop 1 or 2: no floor of that size.
+                comparable = not (shape == "WIDE" and op in ("activate(last)", "deactivate(leaf), 2 running", "deactivate(root), 2 running"))
 
                 def cell(s):
                     t = tot[s]

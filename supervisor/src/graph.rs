@@ -25,6 +25,10 @@ pub struct Graph<const N: usize> {
     /// Per slot, its position in `order`: a cascade walks only the part of
     /// the order its nodes can reach.
     rank: [u8; N],
+    /// Per slot, the highest rank among itself and its transitive
+    /// dependents: a walk for a node's dependents stops there, so a cascade
+    /// from a node with few dependents reads no more of the order.
+    reach: [u8; N],
     /// The graph's elastic pools; a member's `TaskNode::in_pool` indexes here.
     #[cfg(feature = "pool")]
     pub pools: &'static [&'static dyn crate::pool::Pool],
@@ -45,11 +49,13 @@ impl<const N: usize> Graph<N> {
     /// cycle, an out-of-range dependency index, or more than 256 slots.
     pub const fn new(nodes: [Option<&'static TaskNode>; N], deps: [&'static [u8]; N]) -> Self {
         let order = topological_order(&deps);
+        let rank = ranks(&order);
         Self {
             nodes,
+            reach: reaches(&deps, &order, &rank),
             deps,
             order,
-            rank: ranks(&order),
+            rank,
             #[cfg(feature = "pool")]
             pools: &[],
             #[cfg(feature = "readiness")]
@@ -101,6 +107,12 @@ impl<const N: usize> Graph<N> {
         self.rank[i] as usize
     }
 
+    /// The highest rank among slot `i` and its transitive dependents: every
+    /// dependent of `i` sits in `order[rank(i)..=reach(i)]`.
+    pub fn reach(&self, i: usize) -> usize {
+        self.reach[i] as usize
+    }
+
     /// The node in slot `i`, if present.
     pub fn node(&self, i: usize) -> Option<&'static TaskNode> {
         self.nodes.get(i).copied().flatten()
@@ -145,6 +157,31 @@ const fn ranks<const N: usize>(order: &[u8; N]) -> [u8; N] {
     rank
 }
 
+/// Per slot, the highest rank among itself and its transitive dependents.
+/// Backwards over the order, a node's reach is final before it is handed
+/// to its dependencies: O(nodes + edges), at compile time.
+const fn reaches<const N: usize>(
+    deps: &[&'static [u8]; N],
+    order: &[u8; N],
+    rank: &[u8; N],
+) -> [u8; N] {
+    let mut reach = *rank;
+    let mut pos = N;
+    while pos > 0 {
+        pos -= 1;
+        let i = order[pos] as usize;
+        let mut j = 0;
+        while j < deps[i].len() {
+            let d = deps[i][j] as usize;
+            if reach[d] < reach[i] {
+                reach[d] = reach[i];
+            }
+            j += 1;
+        }
+    }
+    reach
+}
+
 const fn all_placed<const N: usize>(deps: &[u8], placed: &[bool; N]) -> bool {
     let mut j = 0;
     while j < deps.len() {
@@ -166,5 +203,22 @@ impl<const N: usize> crate::trace::TracedGraph for Graph<N> {
 
     fn slots(&self) -> usize {
         N
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Graph;
+
+    // 0 <- 1 <- 3 ; 2 alone ; 4 <- {2, 0}: order 0, 1, 2, 3, 4.
+    static G: Graph<5> = Graph::new([None; 5], [&[], &[0], &[], &[1], &[2, 0]]);
+
+    #[test]
+    fn reach_is_the_last_rank_among_a_slot_and_its_transitive_dependents() {
+        assert_eq!(G.order, [0, 1, 2, 3, 4]);
+        let reach: [usize; 5] = core::array::from_fn(|i| G.reach(i));
+        // 1's dependents end at 3, not at the end of the order; 2 reaches
+        // 4 through its dependent, 0 through both of its.
+        assert_eq!(reach, [4, 3, 4, 3, 4]);
     }
 }

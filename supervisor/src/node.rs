@@ -728,6 +728,14 @@ impl TaskNode {
         self.set_flag(flag::HELD, held);
     }
 
+    /// Put the collateral hold on, given `flags` just read from this node
+    /// (a cascade reads them anyway): no second load when it is held.
+    pub(crate) fn hold_given(&self, flags: u16) {
+        if flags & flag::HELD == 0 {
+            self.state.fetch_or(flag::HELD, Ordering::AcqRel);
+        }
+    }
+
     fn set_flag(&self, bit: u16, on: bool) {
         // A plain load first: cascades mostly meet nodes already in the
         // wanted state, and a load is cheaper than a read-modify-write

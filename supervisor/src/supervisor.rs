@@ -366,7 +366,8 @@ impl<const N: usize> Supervisor<N> {
             .await;
         if result.is_err_and(|e| !e.is_refusal()) {
             let released = |i: usize| set.set[i] & REL != 0;
-            self.hold_again(&self.graph.order[set.lo.min(N)..], released);
+            let span = self.graph.order.get(set.lo..=set.reach);
+            self.hold_again(span.unwrap_or_default(), released);
         }
         self.halt_again_if_tearing();
         // One change for the whole cascade; it also wakes the pool driver
@@ -410,8 +411,9 @@ impl<const N: usize> Supervisor<N> {
         // Forwards from the set, every dependent comes after its
         // dependencies: one pass reaches the set's dependents, and releases
         // each held one whose dependencies (decided earlier in this same
-        // pass) no longer block it. O(nodes + edges) past the set.
-        for &i in &self.graph.order[lo..] {
+        // pass) no longer block it. Every dependent of the set lies within
+        // the set's reach: O(nodes + edges) up to there, not to the end.
+        for &i in self.graph.order.get(lo..=set.reach).unwrap_or_default() {
             let i = i as usize;
             let Some(n) = self.graph.node(i) else {
                 continue;
@@ -832,8 +834,12 @@ struct Cascade<const N: usize> {
     /// Per slot: [`OUT`], [`IN`] or [`UP`], with [`REL`] on a dependent
     /// whose hold the verb released.
     set: [u8; N],
+    /// The ranks the members occupy (`lo..=hi`; empty if `lo > hi`).
     lo: usize,
     hi: usize,
+    /// The highest rank among the members and their transitive
+    /// dependents: a walk for dependents ends there.
+    reach: usize,
 }
 
 /// Not in the cascade.
@@ -852,6 +858,7 @@ impl<const N: usize> Cascade<N> {
             set: [OUT; N],
             lo: N,
             hi: 0,
+            reach: 0,
         }
     }
 
@@ -902,9 +909,15 @@ impl<const N: usize> Cascade<N> {
     /// nodes never join, nor what depends on the set only through one).
     /// Walking the order forwards from the set visits every dependency
     /// before its dependents (and nothing before the set can be one): one
-    /// pass, O(nodes + edges) past the set.
+    /// pass, O(nodes + edges) up to the set's reach.
     fn close_over_dependents(&mut self, graph: &Graph<N>) {
-        for &i in &graph.order[self.lo..] {
+        // `mark` moves `reach` on for a pool member beyond it.
+        let mut pos = self.lo;
+        while pos <= self.reach {
+            let Some(&i) = graph.order.get(pos) else {
+                break;
+            };
+            pos += 1;
             let i = i as usize;
             if !self.has(i) && graph.deps[i].iter().any(|&d| self.has(d as usize)) {
                 self.mark(graph, i);
@@ -919,6 +932,7 @@ impl<const N: usize> Cascade<N> {
         let r = graph.rank(i);
         self.lo = self.lo.min(r);
         self.hi = self.hi.max(r);
+        self.reach = self.reach.max(graph.reach(i));
     }
 }
 

@@ -22,5 +22,6 @@ async fn v_teardown() -> bool { SUP.teardown().await.is_ok() }
 async fn v_respawn(s: Spawner) -> bool { SUP.respawn_terminate(&s).await.is_ok() }
 async fn v_deactivate(n: &'static TaskNode, _: Spawner) -> bool { SUP.deactivate(n).await.is_ok() }
 async fn v_activate(n: &'static TaskNode, s: Spawner) -> bool { SUP.activate(n, &s).await.is_ok() }
+async fn v_start_node(n: &'static TaskNode, s: Spawner) -> bool { SUP.start_node(n, &s).await.is_ok() }
 #[embassy_executor::task]
 async fn pools(s: Spawner) { let _ = SUP.run_pools(&s).await; }

@@ -27,5 +27,6 @@ async fn v_activate(node: &'static TaskNode, s: Spawner) -> bool {
     SUP.apply_control(ControlCommand { node, op: ControlOp::Activate }, s).await;
     true
 }
+async fn v_start_node(n: &'static TaskNode, s: Spawner) -> bool { SUP.start_node(n, s).await.is_ok() }
 #[embassy_executor::task]
 async fn pools(s: Spawner) { SUP.run_pools(s).await }

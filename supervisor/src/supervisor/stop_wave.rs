@@ -33,8 +33,9 @@
 //! Cost: no allocation. The future holds, per graph slot, a count of
 //! dependents still up (2 bytes), a place in the in-flight list (1 byte)
 //! and a deadline (8 bytes). Choosing the members reads each candidate's
-//! flags once (for [`deactivate_wave`], one pass over the part of the
-//! dependency order after the target, which also latches the holds);
+//! flags once (for [`deactivate_wave`], one pass over the dependency
+//! order from the target to its last transitive dependent,
+//! [`Graph::reach`], which also latches the holds);
 //! counting is a walk from the running members down their dependencies,
 //! so a member that is down and orders nothing costs nothing more. Each
 //! ack costs one decrement per dependency of the node that acked; each
@@ -101,7 +102,7 @@ struct StopWave<const N: usize> {
     spin: u8,
     on_miss: OnMiss,
     first_miss: Option<ShutdownTimeout>,
-    /// The span of the dependency order the members occupy (ranks
+    /// A span of the dependency order holding every member (ranks
     /// `lo..=hi`; empty if `lo > hi`).
     lo: u16,
     hi: u16,
@@ -140,8 +141,9 @@ pub(crate) fn stop_wave<const N: usize>(
 /// only through one), and stop them all as one wave, aborting at the first
 /// missed ack. Each member is latched as it joins, before any stop, so no
 /// bring-up path (a pool regrow) restarts a member while its siblings stop.
-/// Choosing costs one pass over the dependency order from the target on,
-/// a flag read or two per node there.
+/// Choosing costs one pass over the dependency order from the target to
+/// its last transitive dependent ([`Graph::reach`]), a flag read or two per
+/// node there: a target with no dependents reads no other node.
 pub(crate) fn deactivate_wave<const N: usize>(
     graph: &'static Graph<N>,
     seed: usize,
@@ -260,7 +262,13 @@ impl<const N: usize> StopWave<N> {
         #[allow(unused_mut)] // only a pool member joins behind
         let mut behind = false;
         let mut top = N;
+        // Every member lies within the reach of a latched node (`add`
+        // counts it into `hi`): the walk ends there, so a target with few
+        // dependents reads no more of the order.
         for (pos, &i) in graph.order.iter().enumerate().skip(lo) {
+            if pos > hi {
+                break;
+            }
             let i = i as usize;
             let l = self.left[i];
             if l == OUT {
@@ -272,8 +280,7 @@ impl<const N: usize> StopWave<N> {
                 if flags & flag::DETACHED != 0 {
                     continue;
                 }
-                n.set_held(true);
-                hi = hi.max(pos);
+                n.hold_given(flags);
                 #[cfg(feature = "pool")]
                 if n.pool.is_some() {
                     behind |= self.latch(i, flag::HELD, pos, &mut lo, &mut hi);
@@ -386,7 +393,8 @@ impl<const N: usize> StopWave<N> {
         }
         let r = self.graph.rank(i);
         *lo = (*lo).min(r);
-        *hi = (*hi).max(r);
+        // Up to its last dependent: the walk must reach those.
+        *hi = (*hi).max(self.graph.reach(i));
         if self.left[i] != OUT {
             return false;
         }
