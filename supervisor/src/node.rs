@@ -597,14 +597,16 @@ impl TaskNode {
     // Out of line (flash): every bring-up path calls it.
     #[inline(never)]
     pub(crate) fn abort_activation(&self, before: u16) {
-        let now = self
+        // The flags as they were just before this update (what
+        // `fetch_update` returns): a stop asked meanwhile shows there.
+        let prior = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
             })
             .unwrap_or_else(|f| f);
         // A stop asked meanwhile (a teardown) is over: the node is down.
-        left_stopping(now);
+        left_stopping(prior);
     }
 
     /// [`abort_activation`](Self::abort_activation) after the spawn fn

@@ -318,7 +318,7 @@ impl<const N: usize> Supervisor<N> {
             wave.polls = wave.polls.wrapping_add(1);
             loop {
                 let epoch = notify::epoch();
-                let Some(left) = self.wave_pass(&mut wave, lo, hi, fresh, want, spawner, era)
+                let Some(left) = self.wave_pass(&mut wave, (lo, hi), fresh, want, spawner, era)
                 else {
                     return Poll::Ready(());
                 };
@@ -363,18 +363,20 @@ impl<const N: usize> Supervisor<N> {
     /// One pass over ranks `lo..=hi`: try every node that may come up now
     /// (`fresh`: every wanted node; later: the waiting ones). Returns what
     /// still waits, or `None` if nothing does.
-    #[allow(clippy::too_many_arguments)]
     fn wave_pass(
         &self,
         wave: &mut StartWave<N>,
-        lo: usize,
-        hi: usize,
+        (lo, hi): (usize, usize),
         fresh: bool,
         want: &Want<'_, N>,
         spawner: Spawner,
         era: u32,
     ) -> Option<Left> {
-        let t = wave.clock(now());
+        let pass = Pass {
+            t: wave.clock(now()),
+            spawner,
+            era,
+        };
         let mut span: Option<(usize, usize)> = None;
         let mut earliest = u32::MAX;
         let mut retry = false;
@@ -392,7 +394,7 @@ impl<const N: usize> Supervisor<N> {
             if !candidate {
                 continue;
             }
-            let next = self.wave_step(wave, want, i, node, t, spawner, era);
+            let next = self.wave_step(wave, want, i, node, pass);
             wave.state[i] = next;
             if matches!(next, WAITING | DEFERRED | RETRY) {
                 span = Some(span.map_or((r, r), |(a, _)| (a, r)));
@@ -417,16 +419,13 @@ impl<const N: usize> Supervisor<N> {
     }
 
     /// What becomes of node `i` in this pass.
-    #[allow(clippy::too_many_arguments)]
     fn wave_step(
         &self,
         wave: &mut StartWave<N>,
         want: &Want<'_, N>,
         i: usize,
         node: &'static TaskNode,
-        t: u32,
-        spawner: Spawner,
-        era: u32,
+        pass: Pass,
     ) -> u8 {
         let mut held = FREE;
         for &d in self.graph.deps[i] {
@@ -460,7 +459,7 @@ impl<const N: usize> Supervisor<N> {
             }
             // The retry, made here; whatever its outcome, no retry stays
             // pending (a refusal or a teardown leaves the mark set).
-            let next = self.wave_try(wave, i, node, t, spawner, era);
+            let next = self.wave_try(wave, i, node, pass);
             node.drop_retry();
             return next;
         }
@@ -468,7 +467,7 @@ impl<const N: usize> Supervisor<N> {
             // A first `Busy` met before the wave (`start`'s fast path).
             return wave.retry_later(i);
         }
-        self.wave_try(wave, i, node, t, spawner, era)
+        self.wave_try(wave, i, node, pass)
     }
 
     /// Try to bring node `i` up now (its dependencies in the wave are up).
@@ -477,10 +476,9 @@ impl<const N: usize> Supervisor<N> {
         wave: &mut StartWave<N>,
         i: usize,
         node: &'static TaskNode,
-        t: u32,
-        spawner: Spawner,
-        era: u32,
+        pass: Pass,
     ) -> u8 {
+        let Pass { t, spawner, era } = pass;
         let before = wave.state[i];
         let outcome = match self.bring_up_now(node, spawner, era) {
             Some(outcome) => outcome,
@@ -504,6 +502,15 @@ impl<const N: usize> Supervisor<N> {
             Err(e) => wave.failed(e),
         }
     }
+}
+
+/// What every try of one wave pass shares: the pass's clock reading (in
+/// the wave's units) and the verb's spawner and era.
+#[derive(Clone, Copy)]
+struct Pass {
+    t: u32,
+    spawner: Spawner,
+    era: u32,
 }
 
 #[cfg(test)]
