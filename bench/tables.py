@@ -114,6 +114,8 @@ def cost_table(board, cost):
                 pts = [(n, cost[side].get((shape, n, op), (0, None))[1]) for n in ns]
                 if superlinear(pts):
                     flagged.append((shape, op, side))
+            if not any((shape, n, op) in cost[s] for s in SIDES for n in ns):
+                continue  # a row of the other shape only
             for n in ns:
                 tot = {s: cost[s].get((shape, n, op), (0, None))[1] for s in SIDES}
                 nodes = cost["ours"].get((shape, n, op), (n, None))[0]
