@@ -265,14 +265,20 @@ impl<const N: usize> StopWave<N> {
         // Every member lies within the reach of a latched node (`add`
         // counts it into `hi`): the walk ends there, so a target with few
         // dependents reads no more of the order.
-        for (pos, &i) in graph.order.iter().enumerate().skip(lo) {
-            if pos > hi {
+        let mut pos = lo;
+        while pos <= hi {
+            let Some(&i) = graph.order.get(pos) else {
                 break;
-            }
+            };
+            pos += 1;
             let i = i as usize;
-            let l = self.left[i];
+            let Some(&l) = self.left.get(i) else { break };
             if l == OUT {
-                if !graph.deps[i].iter().any(|&d| self.left[d as usize] != OUT) {
+                let left = &self.left;
+                if !graph.deps[i]
+                    .iter()
+                    .any(|&d| left.get(d as usize).is_some_and(|&l| l != OUT))
+                {
                     continue;
                 }
                 let Some(n) = graph.node(i) else { continue };
@@ -283,7 +289,15 @@ impl<const N: usize> StopWave<N> {
                 n.hold_given(flags);
                 #[cfg(feature = "pool")]
                 if n.pool.is_some() {
-                    behind |= self.latch(i, flag::HELD, pos, &mut lo, &mut hi);
+                    behind |= self.latch(i, flag::HELD, pos - 1, &mut lo, &mut hi);
+                }
+                if flags & flag::RUNNING == 0 {
+                    // What `join` does for a down member, without its
+                    // running-member path: most dependents a deactivation
+                    // holds are down (measured: 17 instructions less per
+                    // held leaf on the M33).
+                    self.left[i] = UNSEEN;
+                    continue;
                 }
                 self.join(i, flags, &mut top);
             } else if l == UNSEEN {
