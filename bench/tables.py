@@ -33,9 +33,10 @@ FLOOR_OF = {
     "activate(last)": "spawn + first poll",
     "teardown": "stop, dependents first",
     "deactivate(root)": "stop, dependents first",
-    "deactivate(leaf), 2 running": "stop, dependents first",
-    "deactivate(root), 2 running": "stop, dependents first",
 }
+# WIDE rows that touch only some of the N nodes (activate(last) brings up 2,
+# the 2-running deactivates stop 1 or 2): the floor has no row of that size.
+NO_FLOOR = {"activate(last)", "deactivate(leaf), 2 running", "deactivate(root), 2 running"}
 
 
 def read(path):
@@ -119,10 +120,8 @@ def cost_table(board, cost):
             for n in ns:
                 tot = {s: cost[s].get((shape, n, op), (0, None))[1] for s in SIDES}
                 nodes = cost["ours"].get((shape, n, op), (n, None))[0]
-                fl = cost["floor"].get((shape, n, FLOOR_OF[op]), (0, None))[1]
-                # WIDE activate(last) brings up 2 of N nodes and the
-                # 2-running deactivates stop 1 or 2: no floor of that size.
-                comparable = not (shape == "WIDE" and op in ("activate(last)", "deactivate(leaf), 2 running", "deactivate(root), 2 running"))
+                comparable = not (shape == "WIDE" and op in NO_FLOOR)
+                fl = cost["floor"].get((shape, n, FLOOR_OF.get(op)), (0, None))[1]
 
                 def cell(s):
                     t = tot[s]
