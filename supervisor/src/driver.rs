@@ -16,7 +16,7 @@ use crate::node::flag;
 use crate::pool::{Pool, PoolAction, PoolLoad};
 use crate::{Supervisor, notify};
 
-impl<const N: usize> Supervisor<N> {
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Apply one control command: `Activate` → [`activate`](Self::activate),
     /// `Deactivate` → [`deactivate`](Self::deactivate), `Restart` →
     /// [`restart`](Self::restart). A command naming a node outside this
@@ -315,9 +315,9 @@ impl RestartWatch {
     }
 
     /// Run the pass if it is wanted; the deadline it must run again at.
-    async fn poll<const N: usize>(
+    async fn poll<const N: usize, const USES: u8>(
         &mut self,
-        sup: &Supervisor<N>,
+        sup: &Supervisor<N, USES>,
         spawner: Spawner,
     ) -> Result<Option<Instant>, NodeFault> {
         let epoch = crate::policy::epoch();

@@ -4,7 +4,7 @@
 use crate::Supervisor;
 use crate::node::flag;
 
-impl<const N: usize> Supervisor<N> {
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Before `start()`'s wave: every node that is down (not running, not
     /// detached) and whose predicate says no gets the `disabled` latch, marked
     /// as the predicate's so `start_node` may lift it. A node already

@@ -40,6 +40,9 @@ pub struct Graph<const N: usize> {
     /// `restart`): all the driver looks at for automatic restarts.
     #[cfg(feature = "restart")]
     pub restarts: &'static [u8],
+    /// What the graph uses ([`uses`](crate::uses) bits): every bit unless
+    /// `supervisor_graph!` declared it.
+    uses: u8,
 }
 
 impl<const N: usize> Graph<N> {
@@ -62,7 +65,24 @@ impl<const N: usize> Graph<N> {
             ready_deps: [&[]; N],
             #[cfg(feature = "restart")]
             restarts: &[],
+            uses: crate::uses::ALL,
         }
+    }
+
+    /// What the graph uses ([`uses`](crate::uses) bits): what
+    /// `supervisor_graph!` found in its declaration, or every bit for a
+    /// hand-built graph.
+    pub const fn uses(&self) -> u8 {
+        self.uses
+    }
+
+    /// `supervisor_graph!`'s declaration of what the graph uses (it sees
+    /// every node's clauses). Not for hand-built graphs: a graph that uses
+    /// more than it declares would run under a supervisor without that code.
+    #[doc(hidden)]
+    pub const fn __declare_uses(mut self, uses: u8) -> Self {
+        self.uses = uses;
+        self
     }
 
     /// List the slots whose nodes carry a [`RestartSpec`](crate::RestartSpec)

@@ -61,6 +61,7 @@ pub mod controller;
 pub mod event;
 #[cfg(feature = "trace")]
 pub mod trace;
+pub mod uses;
 
 pub use error::{ControlQueueFull, ShutdownTimeout};
 #[allow(deprecated)]

@@ -16,7 +16,7 @@ use crate::node::transition;
 use crate::node::{Mode, flag};
 use crate::phase::Phase;
 use crate::wait::{Cond, Until};
-use crate::{Graph, TaskNode, notify};
+use crate::{Graph, TaskNode, notify, uses};
 
 #[cfg(feature = "restart")]
 mod auto;
@@ -45,7 +45,12 @@ const RESPAWN_MODES: u8 = 1 << Mode::Terminate as u8;
 /// # static GRAPH: Graph<1> = Graph::new([Some(&A)], [&[]]);
 /// static SUP: Supervisor<1> = Supervisor::new(&GRAPH);
 /// ```
-pub struct Supervisor<const N: usize> {
+///
+/// `USES` ([`uses`](crate::uses) bits, every bit by default) says what of
+/// the graph's features the supervisor's code covers: one typed with its
+/// graph's `<GRAPH>_USES` links nothing for a feature the graph does not
+/// use.
+pub struct Supervisor<const N: usize, const USES: u8 = { crate::uses::ALL }> {
     graph: &'static Graph<N>,
     /// Slot of the node whose spawn failed last, or [`NO_NODE`].
     failed: AtomicU16,
@@ -63,8 +68,37 @@ pub struct Supervisor<const N: usize> {
 }
 
 impl<const N: usize> Supervisor<N> {
-    /// A supervisor over `graph`.
+    /// A supervisor over `graph`, with the code for everything a graph can
+    /// use.
     pub const fn new(graph: &'static Graph<N>) -> Self {
+        Self::over(graph)
+    }
+}
+
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
+    /// A supervisor over `graph` with the code for what `USES` names only,
+    /// typed with the graph's `<GRAPH>_USES` (see [`uses`](crate::uses)):
+    ///
+    /// ```
+    /// # use embassy_supervisor::{Supervisor, TaskNode, supervisor_graph};
+    /// # async fn worker(node: &'static TaskNode) {}
+    /// # supervisor_graph! { node A = Terminate, task: worker; }
+    /// static SUP: Supervisor<1, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
+    /// ```
+    ///
+    /// Fails const evaluation (a compile error for a `static`) if `graph`
+    /// uses a feature `USES` leaves out.
+    pub const fn with_uses(graph: &'static Graph<N>) -> Self {
+        assert!(
+            graph.uses() & !USES == 0,
+            "the graph uses a feature (gates or `Pause` nodes) that the supervisor's `USES` \
+             parameter leaves out: type it with the graph's own `<GRAPH>_USES` const, or \
+             write `Supervisor<N>` and `Supervisor::new`"
+        );
+        Self::over(graph)
+    }
+
+    const fn over(graph: &'static Graph<N>) -> Self {
         Self {
             graph,
             failed: AtomicU16::new(NO_NODE),
@@ -558,7 +592,7 @@ impl<const N: usize> Supervisor<N> {
                 return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
             }
         }
-        if node.is_parked() {
+        if self.parked(node) {
             return Some(match node.try_begin_resume() {
                 Ok(before) => {
                     if !self.still_era(node, before, era) {
@@ -641,7 +675,7 @@ impl<const N: usize> Supervisor<N> {
     ) -> Option<Result<(), NodeFault>> {
         match node.spawn_fn() {
             Some(spawn)
-                if !notify::any_stopping() && !node.is_parked() && !self.has_gates(node) =>
+                if !notify::any_stopping() && !self.parked(node) && !self.has_gates(node) =>
             {
                 self.spawn_now(node, spawn, spawner, era)
             }
@@ -687,9 +721,23 @@ impl<const N: usize> Supervisor<N> {
         self.spawned(node, Err(kind))
     }
 
+    /// The graph may have gates (see [`uses`](crate::uses)).
+    const GATES: bool = USES & uses::GATES != 0;
+
+    /// A parked `Pause` instance, to resume in place (never, for a graph
+    /// without `Pause` nodes: see [`uses`](crate::uses)).
+    #[inline(always)]
+    fn parked(&self, node: &'static TaskNode) -> bool {
+        USES & uses::PAUSE != 0 && node.is_parked()
+    }
+
     /// The node waits for something before it spawns: a resource or
-    /// executor slot, or (feature `readiness`) a `ready` dependency.
+    /// executor slot, or (feature `readiness`) a `ready` dependency. Never,
+    /// for a graph without gates (see [`uses`](crate::uses)).
     fn has_gates(&self, node: &'static TaskNode) -> bool {
+        if !Self::GATES {
+            return false;
+        }
         let gated = !node.gates().is_empty();
         #[cfg(feature = "readiness")]
         let gated = gated
@@ -704,6 +752,9 @@ impl<const N: usize> Supervisor<N> {
     /// declaration order, then (feature `readiness`) its `ready` dependencies;
     /// with the fault a bring-up reports if it stays closed.
     fn closed_gate(&self, node: &'static TaskNode) -> Option<(Cond<'static>, FaultKind)> {
+        if !Self::GATES {
+            return None;
+        }
         let gates = node.gates().iter().enumerate();
         if let Some((i, g)) = gates.clone().find(|(_, g)| !g.is_filled()) {
             // A node has at most a few gates: the index fits (saturates if not).

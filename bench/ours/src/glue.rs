@@ -8,7 +8,9 @@ use embassy_supervisor_firmware as fw;
 use embassy_time::{Duration, Instant, Timer};
 
 const SIDE: &str = "ours";
-static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
+// Typed with what the graph uses: the workloads declare no gates and no
+// `Pause` node, so none of that code is linked (`uses`).
+static SUP: Supervisor<N, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
 
 // The generated `task:` shell records the exit (`mark_exited`) when this
 // returns, so the worker only acks its stop.

@@ -107,7 +107,42 @@ pub(super) fn emit_graph(m: &Model) -> TokenStream {
     let graph = &m.graph;
     let graph_span = Span::call_site();
     let ty = quote_spanned!(graph_span=> #rt::Graph<#n>);
+    let uses_name = format_ident!("{}_USES", graph);
+    let uses = uses_expr(m);
+    let doc = format!(
+        "What `{graph}` uses: `Supervisor<{n}, {uses_name}> = Supervisor::with_uses(&{graph})` links nothing for the rest."
+    );
     quote! {
-        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts;
+        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts .__declare_uses(#uses_name);
+        #[doc = #doc]
+        pub const #uses_name: u8 = #uses;
+    }
+}
+
+/// The graph's `uses` bits: gates if any node waits before it spawns (a
+/// resource or executor slot, a `ready` dep), `Pause` if any node or pool
+/// member has that mode. A `#[cfg]`-removed node counts: its build may
+/// keep it.
+fn uses_expr(m: &Model) -> TokenStream {
+    let rt = rt();
+    let gated = m.any_ready
+        || m.units
+            .iter()
+            .any(|u| !u.resources.is_empty() || u.executor.is_some());
+    let pause = m
+        .units
+        .iter()
+        .any(|u| u.modes.iter().any(|md| md == "Pause"));
+    let mut bits = Vec::new();
+    if gated {
+        bits.push(quote!(#rt::uses::GATES));
+    }
+    if pause {
+        bits.push(quote!(#rt::uses::PAUSE));
+    }
+    if bits.is_empty() {
+        quote!(0)
+    } else {
+        quote!(#(#bits)|*)
     }
 }

@@ -95,7 +95,7 @@ impl Drop for AdmitGuard {
     }
 }
 
-impl<const N: usize> Supervisor<N> {
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Drive `ctrl` from [`run`](Self::run). One controller per supervisor.
     pub const fn with_controller(mut self, ctrl: &'static dyn DriveController) -> Self {
         self.controller = Some(ctrl);

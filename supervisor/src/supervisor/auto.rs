@@ -30,7 +30,7 @@ enum Step {
     Restart,
 }
 
-impl<const N: usize> Supervisor<N> {
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Schedule the restarts that exits and stalls call for, perform the
     /// due ones, and return the earliest instant the pass must run again.
     /// O(policy nodes) plus the restarts it makes.

@@ -51,7 +51,7 @@ fn take_budget(node: &'static TaskNode) -> Result<(), NodeFault> {
     }
 }
 
-impl<const N: usize> Supervisor<N> {
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
     /// and the node itself as a stop wave (a node once its dependents
     /// acked, unrelated ones at once; aborts at the first missed ack), then

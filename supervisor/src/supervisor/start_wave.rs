@@ -97,9 +97,9 @@ impl FastPath {
     /// the wave keeps a failed node down with its dependents).
     // Inline: the per-node step of every cascade's walk.
     #[inline]
-    pub(super) fn try_now<const N: usize>(
+    pub(super) fn try_now<const N: usize, const USES: u8>(
         &mut self,
-        sup: &Supervisor<N>,
+        sup: &Supervisor<N, USES>,
         i: usize,
         node: &'static TaskNode,
         spawner: Spawner,
@@ -148,7 +148,12 @@ impl<const N: usize> Want<'_, N> {
 
     /// Node `i`'s dependencies in the wave are up: a restart's own hold on
     /// it goes (unless something else explains it).
-    fn at_turn(&self, sup: &Supervisor<N>, i: usize, node: &'static TaskNode) {
+    fn at_turn<const USES: u8>(
+        &self,
+        sup: &Supervisor<N, USES>,
+        i: usize,
+        node: &'static TaskNode,
+    ) {
         if let Want::Rejoin(_, held) = self {
             if held[i] {
                 sup.release_hold(node);
@@ -267,7 +272,7 @@ impl<const N: usize> Drop for StartWave<N> {
     }
 }
 
-impl<const N: usize> Supervisor<N> {
+impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// The rest of a cascade's bring-up: the wave over what its fast path
     /// left, if anything.
     pub(super) async fn rest_as_wave(
@@ -301,7 +306,7 @@ impl<const N: usize> Supervisor<N> {
             graph: self.graph,
             state: [FREE; N],
             deadline: [0; N],
-            base: Tick::new(now()),
+            base: Tick::new(if Self::GATES { now() } else { 0 }),
             first: None,
             polls: 0,
             busy: false,
@@ -331,7 +336,9 @@ impl<const N: usize> Supervisor<N> {
                     }
                     return Poll::Ready(());
                 }
-                if left.retry {
+                // Without gates only a retry waits (a node deferred behind
+                // it included), so the wave never sleeps on a gate.
+                if left.retry || !Self::GATES {
                     // Back after the executor ran what is ready now; the
                     // pass then re-checks every waiting node anyway.
                     cx.waker().wake_by_ref();
@@ -373,7 +380,8 @@ impl<const N: usize> Supervisor<N> {
         era: u32,
     ) -> Option<Left> {
         let pass = Pass {
-            t: wave.clock(now()),
+            // Only a gate's deadline reads the clock.
+            t: if Self::GATES { wave.clock(now()) } else { 0 },
             spawner,
             era,
         };
@@ -482,8 +490,12 @@ impl<const N: usize> Supervisor<N> {
         let before = wave.state[i];
         let outcome = match self.bring_up_now(node, spawner, era) {
             Some(outcome) => outcome,
-            // A first `Busy` (not a closed gate met on the retry).
-            None if before != RETRY && node.retry_pending() => return wave.retry_later(i),
+            // A first `Busy` (not a closed gate met on the retry). Without
+            // gates nothing else returns `None` (and a retry's `Busy` is its
+            // error), so no gate code follows.
+            None if !Self::GATES || before != RETRY && node.retry_pending() => {
+                return wave.retry_later(i);
+            }
             None if before != WAITING => {
                 // Its budget starts now, when it begins to wait.
                 wave.deadline[i] = t + units(node.slot_timeout());

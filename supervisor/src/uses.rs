@@ -1,0 +1,46 @@
+//! What a graph uses, as the second parameter of [`Supervisor`]: the code
+//! of a feature the parameter leaves out is not in the program.
+//!
+//! `Supervisor<N>` (every bit, the default; [`Supervisor::new`]) runs any
+//! graph. A graph of `supervisor_graph!` also gets `<GRAPH>_USES`, the bits
+//! of what it declares; a supervisor typed with it
+//! ([`Supervisor::with_uses`]) links only that:
+//!
+//! ```
+//! use embassy_supervisor::{Supervisor, TaskNode, supervisor_graph};
+//! # async fn worker(node: &'static TaskNode) {
+//! #     let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
+//! # }
+//! supervisor_graph! {
+//!     node SENSOR = Terminate, task: worker;
+//!     node REPORTER = Terminate, deps: [SENSOR], task: worker;
+//! }
+//! // No gates and no `Pause` node: GRAPH_USES is 0, and neither the gate
+//! // waits of a bring-up nor the resume of a parked instance is linked.
+//! static SUP: Supervisor<2, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
+//! # assert_eq!(GRAPH_USES, 0);
+//! ```
+//!
+//! A supervisor whose parameter leaves out something its graph uses does
+//! not compile (its `static` fails const evaluation in `with_uses`), so the bits can only
+//! remove code a graph does not need. A hand-built [`Graph`] declares every
+//! bit until told otherwise.
+//!
+//! [`Supervisor`]: crate::Supervisor
+//! [`Supervisor::new`]: crate::Supervisor::new
+//! [`Supervisor::with_uses`]: crate::Supervisor::with_uses
+//! [`Graph`]: crate::Graph
+
+/// Nodes that wait before they spawn: a resource or executor slot, or a
+/// `ready` dependency. Without it a bring-up has nothing to wait for but
+/// the one retry of a `Busy` spawn: the gate waits, their deadlines and
+/// clock, and the wake-ups on a filled slot are left out.
+pub const GATES: u8 = 1 << 0;
+
+/// `Pause` nodes: a bring-up resumes a parked instance in place. Without
+/// it that check and the resume are left out.
+pub const PAUSE: u8 = 1 << 1;
+
+/// Every bit: what `Supervisor<N>` means, and what a hand-built graph
+/// declares.
+pub const ALL: u8 = GATES | PAUSE;
