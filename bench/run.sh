@@ -62,13 +62,15 @@ fp_workloads() {
 
 # run side board bin name shape n pool [cooldown-ms]
 #   -> $raw/<board>/<side>.<bin>.<name>.txt
+#   side "ours-every" is ours/ built with feature every-use (`Supervisor<N>`).
 run_one() {
-  local side=$1 board=$2 bin=$3 name=$4 shape=$5 n=$6 pool=$7 cooldown=${8:-10} t feats
+  local side=$1 board=$2 bin=$3 name=$4 shape=$5 n=$6 pool=$7 cooldown=${8:-10} t feats dir=$1
   t=$(triple "$board")
   feats=$board
   [[ $bin != fp ]] && feats="$board,panic-message"
+  [[ $side == ours-every ]] && dir=ours feats="$feats,every-use"
   local log="$raw/$board/$side.$bin.$name.txt"
-  if ! (cd "$side" && BENCH_SHAPE=$shape BENCH_N=$n BENCH_POOL=$pool BENCH_COOLDOWN_MS=$cooldown \
+  if ! (cd "$dir" && BENCH_SHAPE=$shape BENCH_N=$n BENCH_POOL=$pool BENCH_COOLDOWN_MS=$cooldown \
     cargo run --locked --quiet --release --target "$t" --features "$feats" --bin "$bin" \
     >"$log" 2>"$log.err"); then
     echo "FAILED|$side|$board|$bin|$name (see $log.err)" | tee -a "$raw/failures.txt" >&2
@@ -94,6 +96,12 @@ for board in $BOARDS; do
     # POOL: one root and a 4-member pool (min 1, zero cooldown).
     run_one "$side" "$board" pool POOL CHAIN 1 4 0
   done
+  # What typing the supervisor with the graph's uses saves: ours again,
+  # typed `Supervisor<N>` (every bit).
+  echo "== $board ours-every" >&2
+  run_one ours-every "$board" cost CHAIN64 CHAIN 64 0
+  run_one ours-every "$board" fp FP CHAIN 8 4
+  run_one ours-every "$board" fp CORE12 CHAIN 12 0
 done
 
 # The controller against taskvisor, on the host.

@@ -274,6 +274,48 @@ def restart_section():
     return out
 
 
+def uses_table():
+    """Ours typed `Supervisor<N, GRAPH_USES>` (the side `ours`) against the
+    same build typed `Supervisor<N>` (`ours-every`): flash and RAM of FP and
+    CORE12, and CHAIN(64) per node. None if the run has no `ours-every`."""
+    out = []
+    for board, _ in BOARDS:
+        d = os.path.join(RAW, board)
+        if not os.path.isdir(d):
+            continue
+        every, typed = {}, {}
+        for side, into in (("ours-every", every), ("ours", typed)):
+            for w in ("FP", "CORE12"):
+                into[w] = read(os.path.join(d, f"{side}.fp.{w}.txt"))[2].get(w)
+            into["cost"] = read(os.path.join(d, f"{side}.cost.CHAIN64.txt"))[0]
+        if every["CORE12"] is None and not every["cost"]:
+            continue
+        for w in ("FP", "CORE12"):
+            a, b = every[w], typed[w]
+            if a is None or b is None:
+                out.append(f"| {board} | {w} flash / RAM (B) | – | – | – |")
+                continue
+            fa, fb, ra, rb = a[0] + a[1], b[0] + b[1], a[1] + a[2], b[1] + b[2]
+            out.append(
+                f"| {board} | {w} flash / RAM (B) | {fa} / {ra} | {fb} / {rb} | {sign(fb - fa)} / {sign(rb - ra)} |"
+            )
+        for op in ("start", "teardown", "respawn_terminate", "activate(last)"):
+            a = every["cost"].get(("CHAIN", 64, op))
+            b = typed["cost"].get(("CHAIN", 64, op))
+            if a is None or b is None or a[1] is None or b[1] is None:
+                out.append(f"| {board} | CHAIN(64) {op} per node | – | – | – |")
+                continue
+            pa, pb = a[1] // a[0], b[1] // b[0]
+            out.append(f"| {board} | CHAIN(64) {op} per node | {pa} | {pb} | {sign(pb - pa)} |")
+    if not out:
+        return None
+    head = [
+        "| board | figure | `Supervisor<N>` | `Supervisor<N, GRAPH_USES>` | difference |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    return head + out
+
+
 def sign(v):
     return "–" if v is None else f"{v:+d}"
 
@@ -344,6 +386,20 @@ def main():
     for line in size_table(loaded):
         p(line)
     p()
+    ut = uses_table()
+    if ut:
+        p("### Pay only for what the graph uses: ours typed with `GRAPH_USES` against `Supervisor<N>`")
+        p()
+        p(
+            "The workloads declare no gates and no `Pause` node, so `GRAPH_USES` is 0: the "
+            "side `ours` above is typed `Supervisor<N, GRAPH_USES>`. Here the same builds "
+            "typed `Supervisor<N>` (every `uses` bit; `ours/` with feature `every-use`) "
+            "are set against them, from this run."
+        )
+        p()
+        for line in ut:
+            p(line)
+        p()
     rs = restart_section()
     if rs:
         for line in rs:

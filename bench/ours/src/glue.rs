@@ -9,8 +9,12 @@ use embassy_time::{Duration, Instant, Timer};
 
 const SIDE: &str = "ours";
 // Typed with what the graph uses: the workloads declare no gates and no
-// `Pause` node, so none of that code is linked (`uses`).
+// `Pause` node, so none of that code is linked (`uses`). Feature
+// `every-use`: every bit, as `Supervisor<N>` (the saving's reference).
+#[cfg(not(feature = "every-use"))]
 static SUP: Supervisor<N, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
+#[cfg(feature = "every-use")]
+static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 
 // The generated `task:` shell records the exit (`mark_exited`) when this
 // returns, so the worker only acks its stop.
