@@ -41,6 +41,8 @@ for entry in "${boards[@]}"; do
   cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,restart-suite" --bin restart || failed+=("$board (restart)")
   echo "== firmware inject on $board ($target)"; cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,fault-inject" --bin inject || failed+=("$board (inject)")
   cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,suite" --bin resident || failed+=("$board (resident)")
+  # A supervisor typed with its graph's uses (no gate, no Pause code).
+  cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,suite" --bin uses || failed+=("$board (uses)")
 done
 # The dual-core an521 (both cores running): plain and with trace-nested (the
 # plain trace build's checks are covered by the other boards), each running
