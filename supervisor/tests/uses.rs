@@ -193,3 +193,56 @@ fn a_hand_built_graph_declares_every_bit() {
     static SUP: Supervisor<1> = Supervisor::new(&G);
     assert!(!SUP.is_halted());
 }
+
+/// Every way a graph declares a gate or a `Pause` node sets its bit: a
+/// graph's `default executor` routes its shells through an executor slot,
+/// a `ready` dep waits for `set_ready()`, a pool member may be `Pause`.
+/// Only their bits are read: the graphs never run.
+#[allow(dead_code)]
+mod declared {
+    use super::*;
+
+    async fn work(node: &'static TaskNode) {
+        common::serve(node).await;
+    }
+
+    pub mod routed {
+        use super::*;
+        embassy_supervisor::supervisor_graph! {
+            name: ROUTED;
+            default executor SIDE;
+            node A = Terminate, task: work;
+        }
+    }
+
+    #[cfg(feature = "readiness")]
+    pub mod ready {
+        use super::*;
+        embassy_supervisor::supervisor_graph! {
+            name: READY;
+            node NET = Terminate, task: work;
+            node HTTP = Terminate, deps: [NET ready], task: work;
+        }
+    }
+
+    #[cfg(feature = "pool")]
+    pub mod paused_member {
+        use super::*;
+        embassy_supervisor::supervisor_graph! {
+            name: MEMBERS;
+            pool P = [Terminate, Pause], task: work,
+                policy: embassy_supervisor::DeferredShrink::new(embassy_time::Duration::from_secs(1)),
+                min: 1, max: 2;
+        }
+    }
+}
+
+#[test]
+fn each_declaration_of_a_gate_or_pause_sets_its_bit() {
+    assert_eq!(declared::routed::ROUTED_USES, uses::GATES);
+    #[cfg(feature = "readiness")]
+    assert_eq!(declared::ready::READY_USES, uses::GATES);
+    #[cfg(feature = "pool")]
+    assert_eq!(declared::paused_member::MEMBERS_USES, uses::PAUSE);
+    assert_eq!(plain::GRAPH_USES, 0);
+}
