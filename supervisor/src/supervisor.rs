@@ -86,8 +86,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// static SUP: Supervisor<1, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
     /// ```
     ///
-    /// Fails const evaluation (a compile error for a `static`) if `graph`
-    /// uses a feature `USES` leaves out.
+    /// # Panics
+    ///
+    /// If `graph` uses a feature `USES` leaves out. In a `static`, where a
+    /// supervisor is declared, that is a compile error (const evaluation),
+    /// never a panic on the device.
     pub const fn with_uses(graph: &'static Graph<N>) -> Self {
         assert!(
             graph.uses() & !USES == 0,
