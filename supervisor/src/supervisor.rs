@@ -724,14 +724,15 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         self.spawned(node, Err(kind))
     }
 
-    /// The graph may have gates (see [`uses`](crate::uses)).
+    /// The graph may have gates / `Pause` nodes (see [`uses`](crate::uses)).
     const GATES: bool = USES & uses::GATES != 0;
+    const PAUSE: bool = USES & uses::PAUSE != 0;
 
     /// A parked `Pause` instance, to resume in place (never, for a graph
-    /// without `Pause` nodes: see [`uses`](crate::uses)).
+    /// without `Pause` nodes).
     #[inline(always)]
     fn parked(&self, node: &'static TaskNode) -> bool {
-        USES & uses::PAUSE != 0 && node.is_parked()
+        Self::PAUSE && node.is_parked()
     }
 
     /// The node waits for something before it spawns: a resource or

@@ -22,9 +22,9 @@
 //! ```
 //!
 //! A supervisor whose parameter leaves out something its graph uses does
-//! not compile (its `static` fails const evaluation in `with_uses`), so the bits can only
-//! remove code a graph does not need. A hand-built [`Graph`] declares every
-//! bit until told otherwise.
+//! not compile (its `static` fails const evaluation in `with_uses`), so the
+//! bits can only remove code a graph does not need. A hand-built [`Graph`]
+//! declares every bit.
 //!
 //! [`Supervisor`]: crate::Supervisor
 //! [`Supervisor::new`]: crate::Supervisor::new
