@@ -18,9 +18,22 @@ use core::task::{Context, Poll};
 
 use maitake_sync::WaitQueue;
 use maitake_sync::wait_queue::Wait;
-use portable_atomic::{AtomicU32, Ordering};
+use portable_atomic::{AtomicU32, AtomicUsize, Ordering, fence};
 
 static WAITERS: WaitQueue = WaitQueue::new();
+
+/// Observers that may hold an entry in [`WAITERS`]: counted from an
+/// observer's first join until it is dropped. While it reads zero a change
+/// has nobody to wake and skips the list (its lock, its SeqCst bookkeeping)
+/// entirely: the common case, an ack or an activation with no verb, driver
+/// or app-level wait registered.
+///
+/// No lost wake (a Dekker pair): an observer counts itself, fences, then
+/// joins and checks its condition; a change updates its state, fences, then
+/// reads the count. If the change reads zero, its fence came first in the
+/// single order of SeqCst fences, so the observer's check (after its own
+/// fence) sees the change.
+static OBSERVERS: AtomicUsize = AtomicUsize::new(0);
 
 /// Bumped by every change, so a driver that evaluates and then waits can
 /// tell whether something changed in between (no lost wake-ups).
@@ -73,7 +86,11 @@ pub(crate) fn activations() -> u32 {
 #[inline(never)]
 pub(crate) fn changed() {
     EPOCH.fetch_add(1, Ordering::AcqRel);
-    WAITERS.wake_all();
+    // Pairs with the fence in `Observer::sleep_dyn` (see `OBSERVERS`).
+    fence(Ordering::SeqCst);
+    if OBSERVERS.load(Ordering::Relaxed) != 0 {
+        WAITERS.wake_all();
+    }
 }
 
 /// The change counter (wraps; compare for inequality only).
@@ -87,7 +104,17 @@ pin_project_lite::pin_project! {
     /// that re-checks its condition; it holds no slot anywhere else.
     pub(crate) struct Observer {
         #[pin]
+        // Once `Some`, never `None` again: it is counted in `OBSERVERS`
+        // from its first join until the drop.
         entry: Option<Wait<'static>>,
+    }
+
+    impl PinnedDrop for Observer {
+        fn drop(this: Pin<&mut Self>) {
+            if this.project().entry.is_some() {
+                OBSERVERS.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
     }
 }
 
@@ -127,6 +154,12 @@ impl Observer {
             .is_some_and(|wait| wait.poll(cx).is_pending())
         {
             return holds();
+        }
+        if entry.is_none() {
+            OBSERVERS.fetch_add(1, Ordering::Relaxed);
+            // Pairs with the fence in `changed` (see `OBSERVERS`): the
+            // check below sees any change that read the count as zero.
+            fence(Ordering::SeqCst);
         }
         entry.set(Some(WAITERS.wait()));
         if holds() {
