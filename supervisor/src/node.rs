@@ -587,7 +587,7 @@ impl TaskNode {
         self.beat();
         self.marked_up();
         transition(self, Phase::Resumed);
-        self.task_waker.wake();
+        self.task_waker.wake(self.flags());
         notify::changed();
     }
 
@@ -647,8 +647,9 @@ impl TaskNode {
     /// observers), without changing its state: it re-checks what it waits for.
     #[cfg(feature = "fault-inject")]
     fn wake_task(&self) {
-        self.task_waker.wake();
-        if self.has(flag::SHARED_WAIT) {
+        let flags = self.flags();
+        self.task_waker.wake(flags);
+        if flags & flag::SHARED_WAIT != 0 {
             notify::changed();
         }
     }
@@ -660,7 +661,7 @@ impl TaskNode {
             notify::stop_requested();
         }
         transition(self, Phase::Stopping);
-        self.task_waker.wake();
+        self.task_waker.wake(before);
         // Other tasks waiting on this node wait with the observers; only then
         // does a stop cost an observer wake-up.
         if before & flag::SHARED_WAIT != 0 {
@@ -682,13 +683,13 @@ impl TaskNode {
         if requested.is_ok_and(|before| before & flag::SHUTDOWN == 0) {
             notify::stop_requested();
         }
-        let requested = requested.is_ok();
-        if requested {
-            transition(self, Phase::Stopping);
-            self.task_waker.wake();
-            notify::changed();
-        }
-        requested
+        let Ok(before) = requested else {
+            return false;
+        };
+        transition(self, Phase::Stopping);
+        self.task_waker.wake(before);
+        notify::changed();
+        true
     }
 
     /// Latch `disabled` on behalf of the `enabled_if:` predicate.
@@ -795,13 +796,13 @@ pub(crate) fn now_ticks32() -> u32 {
 }
 
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
-// waker, no per-node signals). `liveness` adds one 32-bit heartbeat word,
+// waker slot, the pinned shell task, no per-node signals). `liveness` adds one 32-bit heartbeat word,
 // `trace` four (task id, poll time, polls, longest poll), `fault-inject` one
 // (the injected fault); `breadcrumb`'s byte fits the padding.
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     core::mem::size_of::<TaskNode>()
-        <= 16
+        <= 24
             + 4 * (cfg!(feature = "liveness") as usize)
             + 16 * (cfg!(feature = "trace") as usize)
             + 4 * (cfg!(feature = "fault-inject") as usize),

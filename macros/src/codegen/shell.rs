@@ -92,8 +92,10 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
         #[#ex::task(pool_size = #pool_size, embassy_executor = #ex)]
         #[allow(non_snake_case, unreachable_code, unused_mut, clippy::unit_arg, clippy::let_unit_value)]
         async fn #shell(__es_node: &'static #rt::TaskNode, #param) {
-            // Resident: one activation per turn, then parked until the
+            // Resident: pinned once (stops and hand-overs wake this task
+            // lock-free), then one activation per turn, parked until the
             // spawn glue hands over the next one.
+            __es_node.pin_shell().await;
             loop {
                 #activation
                 __es_node.wait_activation().await;

@@ -7,9 +7,11 @@
 //!
 //! The protocol, on the node's flag word:
 //! - the spawn glue runs after the supervisor's atomic step that marked the
-//!   node running; if the node's shell is [resident](TaskNode::mark_resident)
+//!   node running; if the node's shell is [resident](TaskNode::is_resident)
 //!   it hands the activation over ([`wake_resident`](TaskNode::wake_resident):
-//!   `RESUME`, then a wake), otherwise it spawns the shell;
+//!   `RESUME`, then embassy's lock-free wake of the pinned shell task),
+//!   otherwise it spawns the shell, which [pins](TaskNode::pin_shell) its
+//!   own task at its first poll and sets `RESIDENT`;
 //! - the shell runs one activation, ends it
 //!   ([`end_activation`](TaskNode::end_activation)), and parks in
 //!   [`wait_activation`](TaskNode::wait_activation) until `RESUME`;
@@ -53,7 +55,7 @@ impl TaskNode {
         else {
             return false;
         };
-        self.task_waker.wake();
+        self.task_waker.wake(before);
         // A shell that found the node's waker slot held waits with the
         // observers (see `node/waiter.rs`).
         if before & flag::SHARED_WAIT != 0 {
@@ -62,17 +64,34 @@ impl TaskNode {
         true
     }
 
-    /// Spawn glue: the shell task just created for this node stays resident;
-    /// later activations wake it instead of spawning. Never undone. Call it
-    /// before spawning: the shell's first activation is the one just begun.
+    /// Spawn glue: the shell task just created for this node takes the
+    /// activation just begun (unacked from here on). Call it before
+    /// spawning. The shell then [pins](Self::pin_shell) itself at its first
+    /// poll; until then the node reads as up, so no second activation can
+    /// begin and ask for a hand-over.
     // Out of line: every node's spawn glue calls it (flash per node).
+    #[doc(hidden)]
     #[inline(never)]
     pub fn mark_resident(&self) {
-        self.state
-            .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
+        self.state.fetch_or(flag::UNACKED, Ordering::AcqRel);
     }
 
-    /// The shell has stayed resident since this node's first activation.
+    /// Shell, first thing at its first poll: pin its own task as the
+    /// node's for life and mark the node resident (`RESIDENT`, released
+    /// after the pin so a reader that sees it sees the pinned task). From
+    /// here on stops, resumes and hand-overs wake it lock-free, and its
+    /// waits register nothing.
+    #[doc(hidden)]
+    pub fn pin_shell(&self) -> impl Future<Output = ()> + '_ {
+        core::future::poll_fn(|cx| {
+            self.task_waker.pin(cx.waker());
+            self.state.fetch_or(flag::RESIDENT, Ordering::Release);
+            Poll::Ready(())
+        })
+    }
+
+    /// The node's shell is resident (it pinned itself at its first poll):
+    /// later activations wake it in place. Never cleared.
     pub fn is_resident(&self) -> bool {
         self.has(flag::RESIDENT)
     }

@@ -1,12 +1,19 @@
 //! Where a task waits on one node (for a stop, a resume, a handed-over
-//! activation, a lifted fault): the node's one waker slot, or its place
-//! among the crate-wide observers.
+//! activation, a lifted fault): the node's resident shell task, pinned
+//! once; else the node's one waker slot, or its place among the crate-wide
+//! observers.
 //!
-//! The slot belongs to one *wait* (a [`NodeWait`], living in the waiting
-//! future), not to a task or an instance: the wait that finds it free holds
-//! it until the wait ends, completed or dropped, and empties it then. Wakes
-//! leave it in place. So the slot only ever holds the waker of a wait that
-//! is still there:
+//! A resident shell (`node/resident.rs`) never ends and never leaves its
+//! executor, so its task is pinned at its first poll ([`TaskWaker::pin`],
+//! write-once) and every wake of the node's own task is then embassy's
+//! lock-free `wake_task` on it: its waits register nothing, hold nothing and
+//! give nothing back (an identity test, no critical section).
+//!
+//! On a node without a pinned task the slot belongs to one *wait* (a
+//! [`NodeWait`], living in the waiting future), not to a task or an
+//! instance: the wait that finds it free holds it until the wait ends,
+//! completed or dropped, and empties it then. Wakes leave it in place. So
+//! the slot only ever holds the waker of a wait that is still there:
 //! - nothing else empties it, so no waiter's waker is dropped unwoken, at a
 //!   spawn or anywhere (a task may wait on a node before its first spawn,
 //!   or across its instances);
@@ -14,26 +21,75 @@
 //!   finished task (whose storage the wake would queue, and a spawn into it
 //!   would then fail `Busy` until the executor's next pass).
 //!
-//! Any other wait on the node waits with the observers, which the node's
+//! Any other wait on the node (a second one, or any wait of another task on
+//! a node with a pinned task) waits with the observers, which the node's
 //! stops, resumes and hand-overs then also wake (`SHARED_WAIT`).
 
 use core::cell::Cell;
 use core::pin::Pin;
-use core::task::{Context, Waker};
+use core::task::{Context, RawWakerVTable, Waker};
 
+use embassy_executor::raw::{TaskRef, task_from_waker, wake_task};
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use portable_atomic::Ordering;
+use embassy_sync::once_lock::OnceLock;
+use portable_atomic::{AtomicPtr, Ordering};
 
 use super::{TaskNode, flag};
 use crate::notify::Observer;
 
-/// The node's waker slot: the waker of the one wait that holds it.
-pub(super) struct TaskWaker(Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>);
+/// The vtable of embassy's task wakers, recorded at every pin (always the
+/// same one) before the node's `RESIDENT` is released: a waker with it is
+/// one of embassy's (a pointer compared, never dereferenced).
+static EMBASSY_WAKER: AtomicPtr<RawWakerVTable> = AtomicPtr::new(core::ptr::null_mut());
+
+/// The node's own task: pinned for life (a resident shell), or the waker
+/// slot (the waker of the one wait that holds it).
+pub(super) struct TaskWaker {
+    slot: Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>,
+    /// Written once, before the node's `RESIDENT` bit is released: read it
+    /// only after an Acquire read of the flags that saw that bit (embassy's
+    /// `try_get` is a Relaxed load).
+    pinned: OnceLock<TaskRef>,
+}
 
 impl TaskWaker {
     pub(super) const fn new() -> Self {
-        Self(Mutex::new(Cell::new(None)))
+        Self {
+            slot: Mutex::new(Cell::new(None)),
+            pinned: OnceLock::new(),
+        }
+    }
+
+    /// Pin the task behind `w` (an embassy task's own waker: the generated
+    /// shell's top-level poll) as the node's task for life. The caller then
+    /// releases `RESIDENT`. A wait holding the slot is woken, so that it
+    /// re-registers with the observers (a pinned node's other waits wait
+    /// there).
+    pub(super) fn pin(&self, w: &Waker) {
+        EMBASSY_WAKER.store(
+            core::ptr::from_ref(w.vtable()).cast_mut(),
+            Ordering::Relaxed,
+        );
+        let _ = self.pinned.init(task_from_waker(w));
+        self.wake_slot();
+    }
+
+    /// `w` wakes the pinned task (call after seeing `RESIDENT`).
+    #[inline]
+    fn is_pinned(&self, w: &Waker) -> bool {
+        let Some(&task) = self.pinned.try_get() else {
+            return false;
+        };
+        if !core::ptr::eq(w.vtable(), EMBASSY_WAKER.load(Ordering::Relaxed)) {
+            return false;
+        }
+        // One of embassy's wakers: its data is its task's header, which is
+        // what `TaskRef::id` reads (the whole address on 32-bit targets).
+        #[cfg(target_pointer_width = "32")]
+        return w.data() as usize as u32 == task.id();
+        #[cfg(not(target_pointer_width = "32"))]
+        return task_from_waker(w) == task;
     }
 
     /// Keep `w` in the slot for the wait that holds it (`*holder`), or let a
@@ -43,7 +99,7 @@ impl TaskWaker {
     /// `same_task`, a wait that finds the slot held with its own task's
     /// waker counts as registered without holding it.
     fn hold(&self, w: &Waker, holder: &mut bool, same_task: bool) -> bool {
-        let (stored, replaced) = self.0.lock(|cell| match cell.take() {
+        let (stored, replaced) = self.slot.lock(|cell| match cell.take() {
             Some(old) if !*holder => {
                 let own = same_task && old.will_wake(w);
                 cell.set(Some(old));
@@ -67,16 +123,27 @@ impl TaskWaker {
     /// The holding wait ended: empty the slot (its waker is dropped outside
     /// the critical section).
     fn release(&self) {
-        drop(self.0.lock(Cell::take));
+        drop(self.slot.lock(Cell::take));
+    }
+
+    /// Wake the node's own task, given the node's flags read (Acquire) by
+    /// the step that makes the change: the pinned task, lock-free, if
+    /// `RESIDENT` was set; else the slot's holder.
+    #[inline]
+    pub(super) fn wake(&self, flags: u16) {
+        match self.pinned.try_get() {
+            Some(&task) if flags & flag::RESIDENT != 0 => wake_task(task),
+            _ => self.wake_slot(),
+        }
     }
 
     /// Wake the holding wait's task; the slot stays held. Inside the
     /// critical section, so a wait that ends on another core is either
     /// woken before it releases the slot or not at all.
-    // Out of line (flash): called by every stop.
+    // Out of line (flash): one copy of the critical section.
     #[inline(never)]
-    pub(super) fn wake(&self) {
-        self.0.lock(|cell| {
+    fn wake_slot(&self) {
+        self.slot.lock(|cell| {
             let w = cell.take();
             if let Some(w) = &w {
                 w.wake_by_ref();
@@ -130,13 +197,23 @@ impl<'a> NodeWait<'a> {
     // The first check inline (with `done` known at the call site, a flag
     // test): a wait that is over at once (a hand-over already made) costs
     // no call; registering stays out of line.
+    // The pinned task's identity test inline too: its wait registers
+    // nothing, and any change after the check wakes it (a task woken while
+    // it is polled is polled again), so no second check.
     #[inline]
     pub(crate) fn until(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         done: fn(&TaskNode) -> bool,
     ) -> bool {
-        done(self.node) || self.register(cx, done, false)
+        let node = self.node;
+        if done(node) {
+            return true;
+        }
+        if node.has(flag::RESIDENT) && node.task_waker.is_pinned(cx.waker()) {
+            return false;
+        }
+        self.register(cx, done, false)
     }
 
     /// [`until`](Self::until) for a wait that wraps all of its task's other
@@ -178,7 +255,17 @@ impl<'a> NodeWait<'a> {
     ) -> bool {
         let this = self.project();
         let node = *this.node;
-        if node.task_waker.hold(cx.waker(), this.holder, same_task) {
+        if node.has(flag::RESIDENT) {
+            if node.task_waker.is_pinned(cx.waker()) {
+                // Every wake of the node's task reaches it: nothing to hold.
+                return done(node);
+            }
+            // Another task on a pinned node: with the observers. A wait
+            // that held the slot since before the pin gives it back.
+            if core::mem::take(this.holder) {
+                node.task_waker.release();
+            }
+        } else if node.task_waker.hold(cx.waker(), this.holder, same_task) {
             return done(node);
         }
         // Set before joining: a stop reads the flag in the same atomic step
