@@ -122,7 +122,10 @@ if [ -x firmware/ci.sh ]; then
     firmware/ci.sh
 fi
 
-free_disk_if_short target/firmware
+step "cost budgets (bench/budgets.txt): flash of FP and CORE12, CHAIN(64) verbs on the an505"
+bash bench/budget.sh
+
+free_disk_if_short target/firmware target/bench
 
 step "the full example: the networked device on QEMU, its HTTP scenarios, the dashboard in Chromium, the Pico 2 W build"
 bash examples/device/ci.sh
