@@ -11,7 +11,6 @@ use crate::control::{ControlCommand, ControlOp};
 use crate::fault::NodeFault;
 use crate::log::log_warn;
 #[cfg(feature = "pool")]
-use crate::node::flag;
 #[cfg(feature = "pool")]
 use crate::pool::{Pool, PoolAction, PoolLoad};
 use crate::{Supervisor, notify};
@@ -210,8 +209,8 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         let (mut running, mut busy, mut idle) = (0usize, 0usize, 0usize);
         for m in pool.nodes() {
             // One flag read per member: the three counts agree.
-            let f = m.flags();
-            let (up, b) = (f & flag::RUNNING != 0, f & flag::BUSY != 0);
+            let f = m.state();
+            let (up, b) = (f.is_up(), f.is_busy());
             running += up as usize;
             busy += b as usize;
             idle += (up && !b) as usize;
@@ -237,7 +236,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         }
         pool.slots().find_map(|slot| {
             let m = self.graph().node(slot)?;
-            let down_and_free = m.flags() & (flag::RUNNING | flag::BLOCKED) == 0;
+            let down_and_free = m.state().may_come_up();
             (down_and_free && self.deps_up(slot)).then_some(m)
         })
     }

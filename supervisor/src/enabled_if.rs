@@ -2,7 +2,6 @@
 //! predicate, asked by `start()`.
 
 use crate::Supervisor;
-use crate::node::flag;
 
 impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Before `start()`'s wave: every node that is down (not running, not
@@ -14,8 +13,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let Some(enabled) = node.enabled_if else {
                 continue;
             };
-            let skip = flag::RUNNING | flag::DETACHED | flag::DISABLED;
-            if node.flags() & skip == 0 && !enabled() {
+            if node.state().may_be_gated() && !enabled() {
                 node.latch_gated();
             }
         }

@@ -12,7 +12,7 @@
 
 use embassy_time::Instant;
 
-use crate::node::{flag, now_ticks32};
+use crate::node::now_ticks32;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
@@ -30,7 +30,7 @@ pub(crate) fn beat_state(node: &TaskNode, now: u32) -> Beat {
     let Some(timeout) = node.beat_timeout() else {
         return Beat::Unpoliced;
     };
-    if node.flags() & (flag::RUNNING | flag::DETACHED) != flag::RUNNING {
+    if !node.state().is_up_supervised() {
         return Beat::Unpoliced;
     }
     let age = u64::from(node.beat_age_at(now));

@@ -27,6 +27,7 @@ mod resident;
 #[cfg(feature = "lifecycle-sink")]
 mod sink;
 mod spec;
+mod state;
 mod transition;
 mod waiter;
 
@@ -36,6 +37,7 @@ pub use inject::{Crashed, Fault, NoFaultShell};
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};
+pub(crate) use state::State;
 pub(crate) use transition::transition;
 #[cfg(feature = "trace")]
 mod poll_stats;
@@ -70,7 +72,8 @@ pub type SpawnFn = fn(&'static TaskNode, Spawner) -> Result<(), SpawnError>;
 /// Flag bits of [`TaskNode`]'s 16-bit state word. One atomic word keeps every
 /// transition a single read-modify-write, so an observer on another core never
 /// sees a half-applied transition (e.g. "not running" before "exited").
-pub(crate) mod flag {
+/// Private to `node/`: everyone else reads a [`State`] and its predicates.
+mod flag {
     /// An instance is up (spawned or resumed, not yet acked or exited).
     pub const RUNNING: u16 = 1 << 0;
     /// A stop (or pause) was requested and not yet cleared by a pre-spawn reset.
@@ -189,8 +192,13 @@ impl TaskNode {
 
     // ---- status ---------------------------------------------------------
 
-    pub(crate) fn flags(&self) -> u16 {
+    fn flags(&self) -> u16 {
         self.state.load(Ordering::Acquire)
+    }
+
+    /// One Acquire read of the lifecycle word (see [`State`]).
+    pub(crate) fn state(&self) -> State {
+        State(self.flags())
     }
 
     fn has(&self, bit: u16) -> bool {
@@ -525,7 +533,7 @@ impl TaskNode {
     /// Returns the flags it replaced, for [`abort_activation`](Self::abort_activation).
     // Out of line (flash): every bring-up path calls it.
     #[inline(never)]
-    pub(crate) fn begin_activation(&self) -> u16 {
+    pub(crate) fn begin_activation(&self) -> State {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
@@ -537,7 +545,7 @@ impl TaskNode {
         #[cfg(feature = "liveness")]
         self.beat();
         self.marked_up();
-        before
+        State(before)
     }
 
     /// [`begin_activation`](Self::begin_activation) only if the node may come
@@ -548,19 +556,20 @@ impl TaskNode {
     /// first refuses it in this same atomic step.
     /// `Ok` with the flags it replaced, or `Err` with the flags that refused
     /// it (nothing done).
-    pub(crate) fn try_begin_activation(&self) -> Result<u16, u16> {
+    pub(crate) fn try_begin_activation(&self) -> Result<State, State> {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 (f & (flag::RUNNING | flag::BLOCKED) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
-            })?;
+            })
+            .map_err(State)?;
         // The waker slot is left as it is: it holds the waker of a wait
         // that is still there, if any (see `node/waiter.rs`).
         #[cfg(feature = "liveness")]
         self.beat();
         self.marked_up();
-        Ok(before)
+        Ok(State(before))
     }
 
     /// The resume half of [`try_begin_activation`](Self::try_begin_activation):
@@ -568,7 +577,7 @@ impl TaskNode {
     /// is still parked and neither disabled, held nor detached. The caller wakes
     /// it ([`wake_resumed`](Self::wake_resumed)) or undoes the step
     /// ([`abort_activation`](Self::abort_activation)).
-    pub(crate) fn try_begin_resume(&self) -> Result<u16, u16> {
+    pub(crate) fn try_begin_resume(&self) -> Result<State, State> {
         let pause = self.spec.mode == Mode::Pause;
         self.state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
@@ -578,6 +587,8 @@ impl TaskNode {
                 (parked && f & flag::BLOCKED == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
             })
+            .map(State)
+            .map_err(State)
             .inspect(|_| notify::activated())
     }
 
@@ -596,7 +607,7 @@ impl TaskNode {
     /// node still reads as stopped, not as "exited on its own").
     // Out of line (flash): every bring-up path calls it.
     #[inline(never)]
-    pub(crate) fn abort_activation(&self, before: u16) {
+    pub(crate) fn abort_activation(&self, State(before): State) {
         // The flags as they were just before this update (what
         // `fetch_update` returns): a stop asked meanwhile shows there.
         let prior = self
@@ -612,13 +623,13 @@ impl TaskNode {
     /// [`abort_activation`](Self::abort_activation) after the spawn fn
     /// returned `Busy`: `true` if it was the first (the bring-up retries
     /// once, after one executor pass), `false` if the retry failed too.
-    pub(crate) fn abort_busy(&self, before: u16) -> bool {
+    pub(crate) fn abort_busy(&self, State(before): State) -> bool {
         let first = before & flag::RETRY == 0;
-        self.abort_activation(if first {
+        self.abort_activation(State(if first {
             before | flag::RETRY
         } else {
             before & !flag::RETRY
-        });
+        }));
         first
     }
 
@@ -731,10 +742,10 @@ impl TaskNode {
         self.set_flag(flag::HELD, held);
     }
 
-    /// Put the collateral hold on, given `flags` just read from this node
-    /// (a cascade reads them anyway): no second load when it is held.
-    pub(crate) fn hold_given(&self, flags: u16) {
-        if flags & flag::HELD == 0 {
+    /// Put the collateral hold on, given the state just read from this node
+    /// (a cascade reads it anyway): no second load when it is held.
+    pub(crate) fn hold_given(&self, seen: State) {
+        if !seen.is_held() {
             self.state.fetch_or(flag::HELD, Ordering::AcqRel);
         }
     }

@@ -13,7 +13,7 @@ use crate::error::ShutdownTimeout;
 use crate::fault::{FaultKind, NodeFault, Refusal};
 use crate::log::{log_debug, log_warn};
 use crate::node::transition;
-use crate::node::{Mode, flag};
+use crate::node::{Mode, State};
 use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify, uses};
@@ -325,12 +325,12 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         node: &'static TaskNode,
         spawner: Spawner,
     ) -> Result<(), NodeFault> {
-        let f = node.flags();
-        if f & (flag::DETACHED | flag::RUNNING) != 0 {
+        let f = node.state();
+        if f.is_up() || f.is_detached() {
             return Ok(());
         }
         #[cfg(feature = "enabled-if")]
-        let f = if node.lift_gated() { node.flags() } else { f };
+        let f = if node.lift_gated() { node.state() } else { f };
         if let Some(why) = blocked_by(f) {
             let fault = NodeFault::new(node, FaultKind::Refused(why));
             log_warn!("start_node: {}", fault);
@@ -344,7 +344,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Stop one node and await its ack (for a `Pause` node this is the
     /// single-node pause). No-op on a down or detached node.
     pub async fn stop_node(&self, node: &'static TaskNode) -> Result<(), NodeFault> {
-        if node.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING {
+        if node.state().is_up_supervised() {
             Ok(stop(node).await?)
         } else {
             Ok(())
@@ -463,13 +463,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 continue;
             }
             set.join(i);
-            let blocked = deps.iter().any(|&d| {
-                self.graph
-                    .node(d as usize)
-                    .is_some_and(|d| d.flags() & (flag::DISABLED | flag::HELD) != 0)
-            });
-            if n.is_held() && !blocked {
-                n.set_held(false);
+            if self.release_hold(n, deps) {
                 set.release(i);
                 if !n.is_disabled() && comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
                     set.come_up(i);
@@ -477,6 +471,26 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             }
         }
         fast
+    }
+
+    /// The hold-release rule of every cascade (`activate`, `restart`, the
+    /// start wave's rejoin): release the collateral hold of `n`, whose
+    /// dependencies are `deps`, if nothing else explains it, no dependency
+    /// of it being disabled or held (dependencies come first in the order,
+    /// so theirs were decided already). `true` if released. A
+    /// `#[cfg]`-removed dependency is clear.
+    #[inline]
+    pub(super) fn release_hold(&self, n: &'static TaskNode, deps: &[u8]) -> bool {
+        let latched = |d: &u8| {
+            self.graph
+                .node(*d as usize)
+                .is_some_and(|d| d.state().is_latched())
+        };
+        let release = n.is_held() && !deps.iter().any(latched);
+        if release {
+            n.set_held(false);
+        }
+        release
     }
 
     /// After a failed bring-up (`activate`, `restart`): each node of `span`
@@ -590,7 +604,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         // already, a latch and a teardown are reported as such below. One
         // load while no node anywhere is stopping.
         if notify::any_stopping() {
-            let settled = node.flags() & (flag::RUNNING | flag::BLOCKED) != 0 || self.era() != era;
+            let settled = !node.state().may_come_up() || self.era() != era;
             if let Some(dep) = self.stopping_dep(node).filter(|_| !settled) {
                 return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
             }
@@ -692,7 +706,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// undone (and observers told, as a teardown may be waiting for this
     /// node's ack): nothing comes up behind a teardown.
     #[inline]
-    fn still_era(&self, node: &'static TaskNode, before: u16, era: u32) -> bool {
+    fn still_era(&self, node: &'static TaskNode, before: State, era: u32) -> bool {
         // Pairs with the fence in `halt`.
         portable_atomic::fence(Ordering::SeqCst);
         self.teardowns.load(Ordering::Relaxed) == era && self.tearing.load(Ordering::Relaxed) == 0
@@ -702,7 +716,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// [`still_era`](Self::still_era) found a teardown: undo the step.
     /// Always `false`. Out of line: the cold end.
     #[inline(never)]
-    fn era_ended(&self, node: &'static TaskNode, before: u16) -> bool {
+    fn era_ended(&self, node: &'static TaskNode, before: State) -> bool {
         node.abort_activation(before);
         notify::changed();
         log_warn!(
@@ -716,11 +730,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// won, its outcome is ours), latched `disabled` / held / detached
     /// meanwhile, or (a resume) its parked instance quit meanwhile: that
     /// instance is still being freed, so it is the busy task pool.
-    fn lost_race(&self, node: &'static TaskNode, flags: u16) -> Result<(), NodeFault> {
-        if flags & flag::RUNNING != 0 {
+    fn lost_race(&self, node: &'static TaskNode, seen: State) -> Result<(), NodeFault> {
+        if seen.is_up() {
             return Ok(());
         }
-        let kind = blocked_by(flags).map_or(FaultKind::SpawnBusy, FaultKind::Refused);
+        let kind = blocked_by(seen).map_or(FaultKind::SpawnBusy, FaultKind::Refused);
         self.spawned(node, Err(kind))
     }
 
@@ -789,11 +803,10 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// (as `start_node` does). O(the node's dependencies).
     fn stopping_dep(&self, node: &'static TaskNode) -> Option<&'static TaskNode> {
         let i = self.graph.index_of(node)?;
-        let stopping = flag::RUNNING | flag::SHUTDOWN;
         self.graph.deps[i]
             .iter()
             .filter_map(|&d| self.graph.node(d as usize))
-            .find(|d| d.flags() & (stopping | flag::DETACHED) == stopping)
+            .find(|d| d.state().is_stopping_supervised())
     }
 
     /// Record a spawn's outcome. No change notification here: each verb
@@ -997,13 +1010,13 @@ fn comes_up(n: &TaskNode) -> bool {
     n.mode() != Mode::OnDemand && !n.is_running()
 }
 
-/// What holds `node` down, if anything, given its flags.
-pub(crate) fn blocked_by(flags: u16) -> Option<Refusal> {
-    if flags & flag::DETACHED != 0 {
+/// What holds a node down, if anything, given its state.
+pub(crate) fn blocked_by(seen: State) -> Option<Refusal> {
+    if seen.is_detached() {
         Some(Refusal::Detached)
-    } else if flags & flag::DISABLED != 0 {
+    } else if seen.is_disabled() {
         Some(Refusal::Disabled)
-    } else if flags & flag::HELD != 0 {
+    } else if seen.is_held() {
         Some(Refusal::Held)
     } else {
         None
@@ -1013,11 +1026,11 @@ pub(crate) fn blocked_by(flags: u16) -> Option<Refusal> {
 /// `start` / `respawn_terminate` bring `node` up: it is down, neither
 /// latched nor detached, and its mode is in `modes` (bits `1 << mode`).
 fn wanted_now(node: &TaskNode, modes: u8) -> bool {
-    node.flags() & (flag::BLOCKED | flag::RUNNING) == 0 && modes & (1 << node.mode() as u8) != 0
+    node.state().may_come_up() && modes & (1 << node.mode() as u8) != 0
 }
 
 fn resume_if_parked(node: &'static TaskNode) {
-    if node.flags() & flag::BLOCKED == 0 && node.is_parked() {
+    if !node.state().is_blocked() && node.is_parked() {
         node.resume_parked();
     }
 }

@@ -21,7 +21,6 @@ use embassy_time::Instant;
 
 use crate::TaskNode;
 use crate::clock::now;
-use crate::node::flag;
 use crate::notify::Observer;
 use crate::resource::Gate;
 
@@ -63,9 +62,7 @@ impl Cond<'_> {
 
     fn holds(self) -> bool {
         match self {
-            Cond::Acked(n) => {
-                n.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN)
-            }
+            Cond::Acked(n) => !n.state().is_stopping(),
             Cond::Filled(g, n) => g.is_filled() || n.is_running(),
             #[cfg(feature = "readiness")]
             Cond::Ready(n) => n.is_ready(),

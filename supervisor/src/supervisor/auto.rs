@@ -18,7 +18,7 @@ use super::Supervisor;
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
 use crate::log::log_warn;
-use crate::node::{flag, now_ticks32};
+use crate::node::now_ticks32;
 use crate::policy::{RestartPolicy, RestartSpec, ms_to_ticks32, phase, reached};
 use crate::{FaultKind, NodeFault, TaskNode};
 
@@ -65,12 +65,12 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// node is up again, held down, or the graph halted).
     fn step(&self, node: &'static TaskNode, spec: &RestartSpec, now: u32) -> Step {
         let st = spec.state;
-        let f = node.flags();
-        if f & flag::BLOCKED != 0 || self.is_halted() {
+        let f = node.state();
+        if f.is_blocked() || self.is_halted() {
             st.phase.store(phase::IDLE, Ordering::Relaxed);
             return Step::Wait(None);
         }
-        let running = f & flag::RUNNING != 0;
+        let running = f.is_up();
         let overtaken = match st.phase.load(Ordering::Relaxed) {
             phase::IDLE => true,
             phase::AFTER_EXIT => running,
@@ -89,10 +89,10 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         if running {
             return watch(node, spec, now);
         }
-        let exited = f & (flag::EXITED | flag::SHUTDOWN) == flag::EXITED;
+        let exited = f.exited_unasked();
         let wanted = match spec.policy {
             RestartPolicy::Never => false,
-            RestartPolicy::OnFailure => f & flag::FAILED != 0,
+            RestartPolicy::OnFailure => f.has_failed(),
             RestartPolicy::Always => true,
         };
         if exited && wanted {
@@ -105,7 +105,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Slot `slot` is down and held, as a restart that failed to bring it
     /// back left it (nothing else has brought it up or latched it since).
     fn still_held(&self, slot: u8) -> bool {
-        let left = |n: &TaskNode| n.flags() & (flag::RUNNING | flag::BLOCKED) == flag::HELD;
+        let left = |n: &TaskNode| n.state().is_down_held_only();
         self.graph().node(slot.into()).is_some_and(left)
     }
 

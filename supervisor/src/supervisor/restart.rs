@@ -10,7 +10,6 @@ use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
 use crate::fault::{FaultKind, NodeFault, Refusal};
-use crate::node::flag;
 use crate::{TaskNode, notify};
 
 /// The error [`restart`](Supervisor::restart) returned before the one fault
@@ -107,7 +106,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         let Some(seed) = self.graph.index_of(node) else {
             return Err(refused(node, Refusal::NotInGraph));
         };
-        let why = match blocked_by(node.flags()) {
+        let why = match blocked_by(node.state()) {
             None if self.is_halted() => Some(Refusal::Halted),
             why => why,
         };
@@ -141,7 +140,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let i = i as usize;
             let down = self.graph.node(i).filter(|n| back[i] && !n.is_running());
             if let Some(n) = down {
-                let released = self.release_hold(n);
+                let released = self.release_hold(n, self.graph.deps[i]);
                 if fast.try_now(self, i, n, spawner, era) {
                     // Done with: the wave must not bring it up again.
                     set.join(i);
@@ -188,10 +187,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let Some(n) = self.graph.node(i).filter(|_| set.has(i) && i != seed) else {
                 continue;
             };
-            let f = n.flags();
-            let up = f & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
-            let left_held =
-                f & (flag::RUNNING | flag::BLOCKED) == flag::HELD && self.may_rejoin(i, set, &back);
+            let f = n.state();
+            let up = f.is_up_unblocked();
+            let left_held = f.is_down_held_only() && self.may_rejoin(i, set, &back);
             if up || left_held {
                 back[i] = true;
                 n.set_held(true);
@@ -204,7 +202,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// dependencies in the set come back (`back`), the others run and are
     /// not latched. A `#[cfg]`-removed dependency is no obstacle.
     fn may_rejoin(&self, i: usize, set: &Cascade<N>, back: &[bool; N]) -> bool {
-        let up = |n: &TaskNode| n.flags() & (flag::RUNNING | flag::BLOCKED) == flag::RUNNING;
+        let up = |n: &TaskNode| n.state().is_up_unblocked();
         self.graph.deps[i].iter().all(|&d| {
             let d = d as usize;
             if set.has(d) {
@@ -215,35 +213,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         })
     }
 
-    /// No dependency of slot `i` is disabled or held. A `#[cfg]`-removed
-    /// dependency is clear.
-    fn deps_clear(&self, i: usize) -> bool {
-        self.graph.deps[i].iter().all(|&d| {
-            self.graph
-                .node(d as usize)
-                .is_none_or(|n| n.flags() & (flag::DISABLED | flag::HELD) == 0)
-        })
-    }
-
-    /// Release the hold of `n` if nothing but this restart holds it: no
-    /// dependency of it is disabled or held (activate's rule; dependencies
-    /// come first in the order, so theirs went already). `true` if released.
-    pub(super) fn release_hold(&self, n: &'static TaskNode) -> bool {
-        let Some(i) = self.graph.index_of(n) else {
-            return false;
-        };
-        let release = n.is_held() && self.deps_clear(i);
-        if release {
-            n.set_held(false);
-        }
-        release
-    }
-
     /// Release every hold of the restart's set that nothing else explains.
     fn release_holds(&self, span: &[u8], back: &[bool; N]) {
         for &i in span {
             if let Some(n) = self.graph.node(i as usize).filter(|_| back[i as usize]) {
-                self.release_hold(n);
+                self.release_hold(n, self.graph.deps[i as usize]);
             }
         }
     }

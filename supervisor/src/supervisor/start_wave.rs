@@ -156,7 +156,7 @@ impl<const N: usize> Want<'_, N> {
     ) {
         if let Want::Rejoin(_, held) = self {
             if held[i] {
-                sup.release_hold(node);
+                sup.release_hold(node, sup.graph.deps[i]);
             }
         }
     }
@@ -450,7 +450,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             return DEFERRED;
         }
         want.at_turn(self, i, node);
-        if let Some(why) = blocked_by(node.flags()) {
+        if let Some(why) = blocked_by(node.state()) {
             // Latched (or detached) during the wave: refused now, not at
             // the end of a gate wait it no longer needs.
             node.drop_retry();

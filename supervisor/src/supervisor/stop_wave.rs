@@ -52,7 +52,7 @@ use crate::clock::now;
 use crate::error::ShutdownTimeout;
 use crate::fault::NodeFault;
 use crate::log::log_warn;
-use crate::node::{flag, transition};
+use crate::node::{State, transition};
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
 use crate::wait::Tick;
@@ -71,6 +71,16 @@ const UNSEEN: u16 = u16::MAX - 2;
 const DONE: u16 = u16::MAX - 3;
 /// A deadline not armed yet (see [`StopWave::ask`]).
 const UNARMED: u64 = u64::MAX;
+
+/// The latch a deactivation puts on a member: `disabled` on the target
+/// (and its pool), the collateral hold on the rest.
+#[derive(Clone, Copy)]
+enum Latch {
+    Disabled,
+    // Latched through `latch` only on a held dependent's pool members.
+    #[cfg_attr(not(feature = "pool"), allow(dead_code))]
+    Held,
+}
 
 /// What a missed ack does to the rest of the wave.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -117,7 +127,7 @@ struct StopWave<const N: usize> {
 /// The running instance asked to stop is gone (down, or a fresh activation
 /// replaced it).
 fn acked(n: &TaskNode) -> bool {
-    n.flags() & (flag::RUNNING | flag::SHUTDOWN) != (flag::RUNNING | flag::SHUTDOWN)
+    !n.state().is_stopping()
 }
 
 /// Stop the slots `member` selects within ranks `lo..=hi` of the
@@ -199,10 +209,10 @@ impl<const N: usize> StopWave<N> {
     /// that was `UNSEEN` orders it: it goes on the walk's stack (the list's
     /// free tail, from `top` down) to count itself on its own dependencies.
     #[inline(always)]
-    fn join(&mut self, i: usize, flags: u16, top: &mut usize) {
-        if flags & flag::DETACHED != 0 {
+    fn join(&mut self, i: usize, seen: State, top: &mut usize) {
+        if seen.is_detached() {
             self.left[i] = OUT;
-        } else if flags & flag::RUNNING != 0 {
+        } else if seen.is_up() {
             self.left[i] = 0;
             self.flight[self.flying as usize] = i as u8;
             self.flying += 1;
@@ -243,8 +253,8 @@ impl<const N: usize> StopWave<N> {
             let i = i as usize;
             if member(i) {
                 // An empty slot is no member.
-                let flags = graph.node(i).map_or(flag::DETACHED, |n| n.flags());
-                self.join(i, flags, &mut top);
+                let seen = graph.node(i).map_or(State::ABSENT, |n| n.state());
+                self.join(i, seen, &mut top);
             }
         }
         self.count(top);
@@ -256,7 +266,7 @@ impl<const N: usize> StopWave<N> {
     fn join_dependents(&mut self, seed: usize) {
         let graph = self.graph;
         let (mut lo, mut hi) = (N, 0);
-        self.latch(seed, flag::DISABLED, 0, &mut lo, &mut hi);
+        self.latch(seed, Latch::Disabled, 0, &mut lo, &mut hi);
         // A pool member that joins behind the walk missed its place in the
         // running list and in the counts: choose again over the span then.
         #[allow(unused_mut)] // only a pool member joins behind
@@ -282,16 +292,16 @@ impl<const N: usize> StopWave<N> {
                     continue;
                 }
                 let Some(n) = graph.node(i) else { continue };
-                let flags = n.flags();
-                if flags & flag::DETACHED != 0 {
+                let seen = n.state();
+                if seen.is_detached() {
                     continue;
                 }
-                n.hold_given(flags);
+                n.hold_given(seen);
                 #[cfg(feature = "pool")]
                 if n.pool.is_some() {
-                    behind |= self.latch(i, flag::HELD, pos - 1, &mut lo, &mut hi);
+                    behind |= self.latch(i, Latch::Held, pos - 1, &mut lo, &mut hi);
                 }
-                if flags & flag::RUNNING == 0 {
+                if !seen.is_up() {
                     // What `join` does for a down member, without its
                     // running-member path: most dependents a deactivation
                     // holds are down (measured: 17 instructions less per
@@ -299,11 +309,11 @@ impl<const N: usize> StopWave<N> {
                     self.left[i] = UNSEEN;
                     continue;
                 }
-                self.join(i, flags, &mut top);
+                self.join(i, seen, &mut top);
             } else if l == UNSEEN {
                 // Joined ahead of the walk (the target, a pool member).
-                let flags = graph.node(i).map_or(flag::DETACHED, |n| n.flags());
-                self.join(i, flags, &mut top);
+                let seen = graph.node(i).map_or(State::ABSENT, |n| n.state());
+                self.join(i, seen, &mut top);
             }
         }
         if lo > hi {
@@ -336,8 +346,8 @@ impl<const N: usize> StopWave<N> {
         for &i in span {
             let i = i as usize;
             if self.left[i] != OUT {
-                let flags = graph.node(i).map_or(flag::DETACHED, |n| n.flags());
-                self.join(i, flags, &mut top);
+                let seen = graph.node(i).map_or(State::ABSENT, |n| n.state());
+                self.join(i, seen, &mut top);
             }
         }
         self.count(top);
@@ -359,10 +369,7 @@ impl<const N: usize> StopWave<N> {
         let back = span.iter().any(|&j| {
             let j = j as usize;
             let counted_down = matches!(self.left[j], DONE | UNSEEN);
-            counted_down
-                && graph
-                    .node(j)
-                    .is_some_and(|n| n.flags() & (flag::DETACHED | flag::RUNNING) == flag::RUNNING)
+            counted_down && graph.node(j).is_some_and(|n| n.state().is_up_supervised())
         });
         if !back {
             self.seen = now;
@@ -371,20 +378,20 @@ impl<const N: usize> StopWave<N> {
     }
 
     /// Add slot `i`, with its whole pool if it is a pool member, latching
-    /// `bit` on each; detached nodes never join. `true` if a node joined
+    /// `how` on each; detached nodes never join. `true` if a node joined
     /// at a rank below `pos` (the walk has passed it).
-    fn latch(&mut self, i: usize, bit: u16, pos: usize, lo: &mut usize, hi: &mut usize) -> bool {
+    fn latch(&mut self, i: usize, how: Latch, pos: usize, lo: &mut usize, hi: &mut usize) -> bool {
         let graph = self.graph;
         let Some(n) = graph.node(i).filter(|n| !n.is_detached()) else {
             return false;
         };
         #[allow(unused_mut)]
-        let mut behind = self.add(i, n, bit, pos, lo, hi);
+        let mut behind = self.add(i, n, how, pos, lo, hi);
         #[cfg(feature = "pool")]
         if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
             for m in pool.slots() {
                 if let Some(member) = graph.node(m).filter(|n| !n.is_detached()) {
-                    behind |= self.add(m, member, bit, pos, lo, hi);
+                    behind |= self.add(m, member, how, pos, lo, hi);
                 }
             }
         }
@@ -395,15 +402,14 @@ impl<const N: usize> StopWave<N> {
         &mut self,
         i: usize,
         n: &TaskNode,
-        bit: u16,
+        how: Latch,
         pos: usize,
         lo: &mut usize,
         hi: &mut usize,
     ) -> bool {
-        if bit == flag::DISABLED {
-            n.set_disabled(true);
-        } else {
-            n.set_held(true);
+        match how {
+            Latch::Disabled => n.set_disabled(true),
+            Latch::Held => n.set_held(true),
         }
         let r = self.graph.rank(i);
         *lo = (*lo).min(r);
@@ -451,7 +457,7 @@ impl<const N: usize> StopWave<N> {
         let Some(n) = self.graph.node(i) else {
             return false;
         };
-        if n.flags() & (flag::DETACHED | flag::RUNNING) != flag::RUNNING {
+        if !n.state().is_up_supervised() {
             return false;
         }
         if !self.asked {
