@@ -145,7 +145,6 @@ fn resident_glue(
                 return ::core::result::Result::Err(e);
             }
         };
-        #rt::TaskNode::mark_resident(#node_ref);
         #rt::TaskNode::bind(#node_ref, &__es_token);
         spawner.spawn(__es_token);
         ::core::result::Result::Ok(())

@@ -41,20 +41,20 @@ use crate::notify;
 impl TaskNode {
     /// Spawn glue: hand the activation just begun to this node's parked
     /// resident shell and wake it. `false` (nothing done) if the node has no
-    /// resident shell yet: the glue spawns one and calls
-    /// [`mark_resident`](Self::mark_resident).
+    /// resident shell yet: the glue spawns one, which takes the activation
+    /// at its first poll.
     ///
     /// Call it last, after everything fallible: the shell starts the
     /// activation as soon as it sees the hand-over.
+    #[doc(hidden)]
     pub fn wake_resident(&self) -> bool {
-        let Ok(before) = self
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & flag::RESIDENT != 0).then_some(f | flag::RESUME)
-            })
-        else {
+        // `RESIDENT` is never cleared: a load tells, and the hand-over is a
+        // plain RMW (the first activation, before the shell exists, costs
+        // one load).
+        if !self.has(flag::RESIDENT) {
             return false;
-        };
+        }
+        let before = self.state.fetch_or(flag::RESUME, Ordering::AcqRel);
         self.task_waker.wake(before);
         // A shell that found the node's waker slot held waits with the
         // observers (see `node/waiter.rs`).
@@ -64,28 +64,20 @@ impl TaskNode {
         true
     }
 
-    /// Spawn glue: the shell task just created for this node takes the
-    /// activation just begun (unacked from here on). Call it before
-    /// spawning. The shell then [pins](Self::pin_shell) itself at its first
-    /// poll; until then the node reads as up, so no second activation can
-    /// begin and ask for a hand-over.
-    // Out of line: every node's spawn glue calls it (flash per node).
-    #[doc(hidden)]
-    #[inline(never)]
-    pub fn mark_resident(&self) {
-        self.state.fetch_or(flag::UNACKED, Ordering::AcqRel);
-    }
-
     /// Shell, first thing at its first poll: pin its own task as the
-    /// node's for life and mark the node resident (`RESIDENT`, released
-    /// after the pin so a reader that sees it sees the pinned task). From
-    /// here on stops, resumes and hand-overs wake it lock-free, and its
-    /// waits register nothing.
+    /// node's for life, mark the node resident (`RESIDENT`, released after
+    /// the pin so a reader that sees it sees the pinned task) and take the
+    /// activation the glue spawned it for (`UNACKED`: its worker runs next,
+    /// in this task, so nothing can ack it before). Until this poll the
+    /// node reads as up, so no second activation can begin and ask for a
+    /// hand-over. From here on stops, resumes and hand-overs wake the shell
+    /// lock-free, and its waits register nothing.
     #[doc(hidden)]
     pub fn pin_shell(&self) -> impl Future<Output = ()> + '_ {
         core::future::poll_fn(|cx| {
             self.task_waker.pin(cx.waker());
-            self.state.fetch_or(flag::RESIDENT, Ordering::Release);
+            self.state
+                .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
             Poll::Ready(())
         })
     }
@@ -103,6 +95,7 @@ impl TaskNode {
     // alone (an `async fn` kept the node twice beside it and a pointer to
     // it: 52 B instead of 36 on 32-bit targets, which rounded every shell
     // task's storage up by 8 B).
+    #[doc(hidden)]
     pub fn wait_activation(&self) -> impl Future<Output = ()> + '_ {
         // The wait gives the node's waker slot back when it ends, so the
         // activation's own waits find it free.
@@ -128,6 +121,7 @@ impl TaskNode {
     /// Acked: record the exit only if no new activation began since the ack
     /// (a respawn may come as soon as the node reads as down, and its
     /// `RUNNING` must not be cleared by the previous activation's end).
+    #[doc(hidden)]
     pub fn end_activation(&self) {
         self.end_activation_as(flag::EXITED);
     }
@@ -137,6 +131,7 @@ impl TaskNode {
     /// unacked end is [`mark_failed`](Self::mark_failed), so a node with
     /// `restart: on_failure` is restarted. After an ack the supervisor
     /// stopped the node on purpose: no failure is recorded.
+    #[doc(hidden)]
     pub fn end_failed_activation(&self) {
         self.end_activation_as(flag::EXITED | flag::FAILED);
     }
