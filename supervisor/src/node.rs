@@ -101,7 +101,9 @@ pub(crate) mod flag {
     pub const GATED: u16 = 1 << 10;
     /// A wait on this node found its waker slot held by another wait: it
     /// waits with the crate-wide observers, which stop requests (resumes,
-    /// hand-overs) must then wake too.
+    /// hand-overs) must then wake too. Cleared by each activation, which
+    /// then wakes the observers: a second wait still there sets it again
+    /// (see `TaskNode::activated`), so it does not outlive the waits.
     pub const SHARED_WAIT: u16 = 1 << 9;
     /// `wait_health` reported this instance stale (feature `liveness`); the
     /// next beat clears it, so a node that recovers and stalls again is
@@ -122,7 +124,8 @@ pub(crate) mod flag {
     /// `restart: on_failure` restarts.
     pub const FAILED: u16 = 1 << 15;
     /// Flags a fresh activation starts without.
-    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY | FAILED;
+    pub const RESET: u16 =
+        SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY | FAILED | SHARED_WAIT;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -534,10 +537,24 @@ impl TaskNode {
             .unwrap_or_else(|f| f);
         // An adopted instance replaces one that was asked to stop.
         left_stopping(before);
+        Self::activated(before);
         #[cfg(feature = "liveness")]
         self.beat();
         self.marked_up();
         before
+    }
+
+    /// An activation's atomic step replaced `before`, clearing
+    /// `SHARED_WAIT` with the other per-activation flags. If it was set,
+    /// the observers are woken: a second wait that is still there registers
+    /// again and sets it again before it rechecks (as when it first set
+    /// it), so no stop after this step is missed; one that is gone leaves
+    /// it clear, and later stops wake the node's own task alone.
+    #[inline]
+    fn activated(before: u16) {
+        if before & flag::SHARED_WAIT != 0 {
+            notify::changed();
+        }
     }
 
     /// [`begin_activation`](Self::begin_activation) only if the node may come
@@ -555,6 +572,7 @@ impl TaskNode {
                 (f & (flag::RUNNING | flag::BLOCKED) == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })?;
+        Self::activated(before);
         // The waker slot is left as it is: it holds the waker of a wait
         // that is still there, if any (see `node/waiter.rs`).
         #[cfg(feature = "liveness")]
@@ -578,7 +596,10 @@ impl TaskNode {
                 (parked && f & flag::BLOCKED == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
             })
-            .inspect(|_| notify::activated())
+            .inspect(|&before| {
+                Self::activated(before);
+                notify::activated();
+            })
     }
 
     /// Let a resumed instance run (after [`try_begin_resume`](Self::try_begin_resume)).
