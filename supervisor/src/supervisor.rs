@@ -169,6 +169,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// reset and spawned; running and detached nodes are skipped (so calling
     /// it twice spawns nothing twice); a `Pause` instance parked by an earlier
     /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
+    /// A down node with a `disabled` (or held) dependency takes the
+    /// collateral hold, as under a `deactivate`d one, and stays down with
+    /// it: [`activate`](Self::activate) of that dependency brings both up.
     ///
     /// A node whose gates are open comes up at once; one that must wait (a
     /// resource or executor slot, a `ready` dep) waits as part of a wave: a
@@ -254,6 +257,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     async fn bring_up_in_order(&self, spawner: Spawner, modes: u8) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
+        self.hold_under_latched();
         let mut result = Ok(());
         if let Some((rank, failed)) = self.fast_pass(spawner, modes, era) {
             let rest = (rank, N.saturating_sub(1));
@@ -463,12 +467,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 continue;
             }
             set.join(i);
-            let blocked = deps.iter().any(|&d| {
-                self.graph
-                    .node(d as usize)
-                    .is_some_and(|d| d.flags() & (flag::DISABLED | flag::HELD) != 0)
-            });
-            if n.is_held() && !blocked {
+            if n.is_held() && !self.dep_blocked(i) {
                 n.set_held(false);
                 set.release(i);
                 if !n.is_disabled() && comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
@@ -477,6 +476,37 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             }
         }
         fast
+    }
+
+    /// A dependency of slot `i` is disabled or held: the one rule of the
+    /// collateral hold. `activate` releases a held dependent when it is
+    /// false; `start` holds a down dependent when it is true.
+    fn dep_blocked(&self, i: usize) -> bool {
+        self.graph.deps[i].iter().any(|&d| {
+            self.graph
+                .node(d as usize)
+                .is_some_and(|d| d.flags() & (flag::DISABLED | flag::HELD) != 0)
+        })
+    }
+
+    /// Before a bring-up in order: every down node with a dependency that is
+    /// disabled (declared `disabled`, or latched by its `enabled_if:`) or
+    /// held takes the collateral hold, as if that dependency had been
+    /// deactivated, so it does not come up without it; `activate` of the
+    /// dependency releases it. In dependency order, so a hold reaches the
+    /// transitive dependents in the same pass. O(nodes + edges of the down
+    /// nodes), no state.
+    fn hold_under_latched(&self) {
+        for &i in self.graph.order.iter() {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i) else {
+                continue;
+            };
+            let f = n.flags();
+            if f & (flag::RUNNING | flag::BLOCKED) == 0 && self.dep_blocked(i) {
+                n.hold_given(f);
+            }
+        }
     }
 
     /// After a failed bring-up (`activate`, `restart`): each node of `span`
