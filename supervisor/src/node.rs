@@ -36,7 +36,7 @@ pub use inject::{Crashed, Fault, NoFaultShell};
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};
-pub(crate) use transition::transition;
+pub(crate) use transition::{transition, transition_wait};
 #[cfg(feature = "trace")]
 mod poll_stats;
 #[cfg(feature = "trace")]
@@ -154,6 +154,10 @@ pub struct TaskNode {
     /// struct's padding on 32-bit targets, so it costs no RAM there.
     #[cfg(feature = "breadcrumb")]
     pub(crate) crumb: AtomicU8,
+    /// The node's place among the transitions in flight (feature
+    /// `breadcrumb`): two links, 8 bytes on 32-bit targets.
+    #[cfg(feature = "breadcrumb")]
+    pub(crate) crumb_links: crumb::Links,
     /// The injected fault (feature `fault-inject`).
     #[cfg(feature = "fault-inject")]
     fault: inject::FaultCell,
@@ -180,6 +184,8 @@ impl TaskNode {
             trace: NodeTrace::new(),
             #[cfg(feature = "breadcrumb")]
             crumb: AtomicU8::new(Phase::Idle as u8),
+            #[cfg(feature = "breadcrumb")]
+            crumb_links: crumb::Links::new(),
             #[cfg(feature = "fault-inject")]
             fault: inject::FaultCell::new(),
         }
@@ -675,12 +681,12 @@ impl TaskNode {
     }
 
     /// Ask the instance to stop (or pause).
-    pub(crate) fn request_shutdown(&self) {
+    pub(crate) fn request_shutdown(&'static self) {
         let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
         if before & STOPPING == flag::RUNNING {
             notify::stop_requested();
         }
-        transition(self, Phase::Stopping);
+        transition_wait(self, Phase::Stopping);
         self.task_waker.wake();
         // Other tasks waiting on this node wait with the observers; only then
         // does a stop cost an observer wake-up.
@@ -693,7 +699,7 @@ impl TaskNode {
     /// is busy or down. One atomic step, so a worker that turns busy between
     /// a pool's choice and the stop is never stopped mid-job.
     #[cfg(feature = "pool")]
-    pub(crate) fn request_shutdown_if_idle(&self) -> bool {
+    pub(crate) fn request_shutdown_if_idle(&'static self) -> bool {
         let requested = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
@@ -705,7 +711,7 @@ impl TaskNode {
         }
         let requested = requested.is_ok();
         if requested {
-            transition(self, Phase::Stopping);
+            transition_wait(self, Phase::Stopping);
             self.task_waker.wake();
             notify::changed();
         }
@@ -818,13 +824,15 @@ pub(crate) fn now_ticks32() -> u32 {
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
 // waker, no per-node signals). `liveness` adds one 32-bit heartbeat word,
 // `trace` four (task id, poll time, polls, longest poll), `fault-inject` one
-// (the injected fault); `breadcrumb`'s byte fits the padding.
+// (the injected fault), `breadcrumb` two (its list links; its phase byte
+// fits the padding).
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     core::mem::size_of::<TaskNode>()
         <= 16
             + 4 * (cfg!(feature = "liveness") as usize)
             + 16 * (cfg!(feature = "trace") as usize)
-            + 4 * (cfg!(feature = "fault-inject") as usize),
+            + 4 * (cfg!(feature = "fault-inject") as usize)
+            + 8 * (cfg!(feature = "breadcrumb") as usize),
     "TaskNode grew past its RAM budget"
 );

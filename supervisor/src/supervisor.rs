@@ -12,8 +12,8 @@ use portable_atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
 use crate::error::ShutdownTimeout;
 use crate::fault::{FaultKind, NodeFault, Refusal};
 use crate::log::{log_debug, log_warn};
-use crate::node::transition;
 use crate::node::{Mode, flag};
+use crate::node::{transition, transition_wait};
 use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify, uses};
@@ -569,6 +569,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
+        // A bring-up dropped while it waits leaves the breadcrumb's list.
+        #[cfg(feature = "breadcrumb")]
+        let _crumb = crate::node::crumb::Abandon(node);
         loop {
             if node.retry_pending() {
                 // The spawn fn returned `Busy`: one executor pass (what
@@ -590,7 +593,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let Some((cond, closed)) = self.closed_gate(node) else {
                 continue; // opened since: try again
             };
-            transition(node, Phase::Spawning);
+            transition_wait(node, Phase::Spawning);
             if !Until::within(cond, node.slot_timeout()).await {
                 node.drop_retry();
                 // The gate it waited for, named: which slot, or which dep.
