@@ -37,7 +37,11 @@ async fn declared(spawner: Spawner) {
     assert!(FREE.is_running(), "an unrelated node comes up");
     assert!(!DEP.is_running() && DEP.is_disabled());
     for n in [&APP, &LEAF] {
-        assert!(!n.is_running(), "`{}` started without its dependency", n.name);
+        assert!(
+            !n.is_running(),
+            "`{}` started without its dependency",
+            n.name
+        );
         assert!(n.is_held(), "`{}` takes the collateral hold", n.name);
     }
     // The hold is honoured like a deactivate's: `start_node` refuses it,
