@@ -33,17 +33,18 @@ release) and 0.7 (the one earlier runs measured) on tokio's current_thread
 runtime, the same scenarios and checks on every side (each run exits non-zero
 unless every outcome is the expected one). On 0.9 the bounds 0.8 added
 (registered tasks, owned lifetimes, tracked slots, total pending) are lifted,
-as 0.7 has none: their defaults of 1024 are below the jobs a case queues. Instructions counted by
+as 0.7 has none: their defaults of 1024 are below the jobs a case queues.
+Instructions counted by
 valgrind's callgrind (every thread), each case at $J1 and $J2 jobs; the figure is
 the difference divided by $((J2 - J1)), so process setup and shutdown cancel.
 Release builds, the host's rustc.
 
 - **unwatched**: fire-and-forget \`submit\`, then wait until the last job ran
   (rejections: one watched submission at the end, FIFO after the others);
-- **watched in turn**: \`submit_and_watch\` and await each outcome before the
-  next submission;
+- **watched in turn**: \`submit_and_watch\` (\`submit(..).watch()\` on 0.9) and
+  await each outcome before the next submission;
 - **window of 64**: every submission watched, 64 watchers in flight at once
-  (one task per watcher on both sides).
+  (one task per watcher on every side).
   Ours holds at most 256 watches at once (\`WATCH\` is a const parameter), so
   "every one of 10,000 submissions watched at once", which taskvisor can do,
   is not a case ours can run; the window is the nearest both run.
