@@ -16,7 +16,7 @@
 use core::cell::Cell;
 
 use critical_section::{CriticalSection, Mutex};
-use portable_atomic::{AtomicU8, AtomicU32, Ordering};
+use portable_atomic::{AtomicU32, Ordering};
 
 use super::{TaskNode, flag};
 use crate::phase::Phase;
