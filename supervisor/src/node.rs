@@ -629,7 +629,9 @@ impl TaskNode {
         let prior = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
+                // A second wait that registered meanwhile keeps its mark.
+                let undone = flag::RUNNING | (flag::RESET & !flag::SHARED_WAIT);
+                Some((f & !undone) | (before & flag::RESET))
             })
             .unwrap_or_else(|f| f);
         // A stop asked meanwhile (a teardown) is over: the node is down.
