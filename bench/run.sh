@@ -10,7 +10,7 @@
 #    (`v034/`, `v012/`) and embassy alone (`floor/`); cost (`src/bin/cost.rs`)
 #    footprint (`src/bin/fp.rs`, measured with arm-none-eabi-size) and pool
 #    grow/shrink (`src/bin/pool.rs`).
-# 2. The controller on the host against taskvisor 0.7 (`host/`), instruction
+# 2. The controller on the host against taskvisor 0.9 and 0.7 (`host/`), instruction
 #    counts under valgrind's callgrind.
 # 3. The per-operation, pool-scan and trace benchmarks of ../firmware/bench.sh.
 # 4. One restart and the bytes of a restart policy on the M33

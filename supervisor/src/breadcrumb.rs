@@ -1,18 +1,20 @@
 //! The breadcrumb (feature `breadcrumb`): the last [`Phase`] a supervisor
-//! drove each node into, and one packed `u32` naming the last transition of
-//! the whole binary, so a watchdog reset can be traced to the node that hung
-//! bring-up or teardown.
+//! drove each node into, and one packed `u32` naming the oldest transition
+//! still in flight (a bring-up waiting for its gates, `Spawning`; a stop
+//! waiting for its ack, `Stopping`), or the last transition when none is, so
+//! a watchdog reset can be traced to the node that hung bring-up or
+//! teardown.
 //!
-//! Recording is a relaxed store per transition in the node and, for the
-//! word, a relaxed load and store: no read-modify-write, so it costs the
-//! same on Cortex-M0. Bring-up and stop waves run unrelated nodes at the same
-//! time, so no transition replaces a word naming *another* node still
-//! waiting (`Spawning`, `Stopping`): the word names the first node to start
-//! waiting until that node moves on (a hung node never does). It is a
-//! diagnostic, not a synchronisation point: a node that began waiting while
-//! another one waited, and still waits after that one moved on, is named
-//! only by its own [`TaskNode::last_phase`], which stays exact for every
-//! node; with several graphs the word names one of them.
+//! Bring-up and stop waves run unrelated nodes at the same time, so the last
+//! transition is often a node that did nothing wrong. The waits in flight
+//! form one list, oldest first, kept through the nodes (two links each):
+//! joining, leaving and naming the oldest are O(1) per transition, with no
+//! scan of the graph, in one short critical section. A node that hangs is
+//! named for as long as it hangs, whatever starts and finishes meanwhile; a
+//! bring-up dropped mid-wait leaves the list. [`TaskNode::last_phase`] stays
+//! exact for every node; with several graphs the word names a slot of one of
+//! them. Off, the feature costs nothing; on, 8 bytes of RAM per node on
+//! 32-bit targets.
 //!
 //! Stash [`word`] somewhere that survives the reset (a no-init RAM section, a
 //! retained register) as often as the watchdog is fed, and decode it on the

@@ -8,7 +8,7 @@ use embassy_time::Instant;
 
 #[cfg(feature = "control")]
 use crate::control::{ControlCommand, ControlOp};
-use crate::fault::NodeFault;
+use crate::fault::{NodeFault, RunError};
 use crate::log::log_warn;
 #[cfg(feature = "pool")]
 #[cfg(feature = "pool")]
@@ -83,7 +83,16 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// A refusal in the initial `start` (a node latched or a teardown begun
     /// while it came up) is logged like a refused command, and the loop
     /// goes on: a race lost by microseconds must not end the driver.
-    pub async fn run(&self, spawner: Spawner) -> NodeFault {
+    ///
+    /// The value is a [`RunError`]: the fault in the specification's two
+    /// arms (`Shutdown` for a missed ack, `Spawn` for the rest); it derefs
+    /// to the [`NodeFault`].
+    pub async fn run(&self, spawner: Spawner) -> RunError {
+        RunError::from(self.drive(spawner).await)
+    }
+
+    /// [`run`](Self::run)'s loop, with its fault as the verbs return it.
+    async fn drive(&self, spawner: Spawner) -> NodeFault {
         match self.start(spawner).await {
             Err(e) if e.is_refusal() => log_warn!("start: {}", e),
             Err(e) => return e,

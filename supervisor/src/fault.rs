@@ -16,8 +16,8 @@ use crate::TaskNode;
 use crate::error::ShutdownTimeout;
 
 /// What went wrong with a node, and which node: the error of every verb
-/// (`start`, `teardown`, `activate`, `deactivate`, `restart`, …) and what
-/// [`Supervisor::run`](crate::Supervisor::run) returns.
+/// (`start`, `teardown`, `activate`, `deactivate`, `restart`, …) and, in a
+/// [`RunError`], what [`Supervisor::run`](crate::Supervisor::run) returns.
 ///
 /// ```
 /// # use embassy_supervisor::{FaultKind, Mode, NodeFault, NodeSpec, TaskNode};
@@ -101,11 +101,121 @@ pub enum FaultKind {
     },
 }
 
-/// What [`Supervisor::run`](crate::Supervisor::run) returned before the one
-/// fault type: now a [`NodeFault`] (`Spawn(e)` is a bring-up fault naming the
-/// node and its gate, `Shutdown(e)` is [`FaultKind::AckMissed`]).
-#[deprecated(since = "0.5.0", note = "use `NodeFault`")]
-pub type RunError = NodeFault;
+/// What [`Supervisor::run`](crate::Supervisor::run) returns: its one
+/// [`NodeFault`], sorted into the specification's two arms so a `match` on
+/// `Spawn` / `Shutdown` compiles as printed there.
+///
+/// Code written against `NodeFault` reads through it: the value derefs to
+/// its fault (`e.node`, `e.kind`), displays as the fault does, and compares
+/// equal to it; [`fault`](Self::fault) or `NodeFault::from` gives the fault
+/// by value.
+///
+/// ```
+/// # use embassy_supervisor::{FaultKind, Mode, NodeFault, NodeSpec, RunError, TaskNode};
+/// static RADIO: TaskNode = TaskNode::new(&NodeSpec::new("radio", Mode::Terminate));
+/// let e = RunError::from(NodeFault::new(&RADIO, FaultKind::AckMissed));
+/// match e {
+///     RunError::Spawn(_) => unreachable!(),
+///     RunError::Shutdown(f) => assert_eq!(f.node.name, "radio"),
+/// }
+/// assert_eq!(e.kind, FaultKind::AckMissed);
+/// assert_eq!(e.to_string(), "node `radio` missed its shutdown ack");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The graph could not be brought or kept up: a bring-up fault (which
+    /// gate stayed closed, a busy task pool), a control `Activate` or
+    /// `Restart` that could not bring its node up, or an escalated restart
+    /// budget. Every kind but [`FaultKind::AckMissed`].
+    Spawn(NodeFault),
+    /// A stop (a pool shrink, a control `Deactivate` or `Restart`, a
+    /// controller's Replace) missed its ack: [`FaultKind::AckMissed`].
+    Shutdown(NodeFault),
+}
+
+impl RunError {
+    /// The fault, whichever arm carries it.
+    pub const fn fault(&self) -> NodeFault {
+        match *self {
+            Self::Spawn(f) | Self::Shutdown(f) => f,
+        }
+    }
+}
+
+impl From<NodeFault> for RunError {
+    /// [`Shutdown`](Self::Shutdown) for a missed ack, [`Spawn`](Self::Spawn)
+    /// for every other kind.
+    fn from(fault: NodeFault) -> Self {
+        match fault.kind {
+            FaultKind::AckMissed => Self::Shutdown(fault),
+            _ => Self::Spawn(fault),
+        }
+    }
+}
+
+impl From<RunError> for NodeFault {
+    fn from(e: RunError) -> Self {
+        e.fault()
+    }
+}
+
+/// So code written when `run()` returned a `NodeFault` (`e.node`, `e.kind`)
+/// still compiles.
+impl core::ops::Deref for RunError {
+    type Target = NodeFault;
+
+    fn deref(&self) -> &NodeFault {
+        match self {
+            Self::Spawn(f) | Self::Shutdown(f) => f,
+        }
+    }
+}
+
+impl PartialEq<NodeFault> for RunError {
+    fn eq(&self, other: &NodeFault) -> bool {
+        self.fault() == *other
+    }
+}
+
+impl PartialEq<RunError> for NodeFault {
+    fn eq(&self, other: &RunError) -> bool {
+        *self == other.fault()
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl core::error::Error for RunError {}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RunError {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::Format::format(&**self, f)
+    }
+}
+
+/// The specification's bring-up error, for `?` from a verb into a function
+/// returning `Result<_, SpawnError>`. `SpawnError` has only `Busy`, so the
+/// node and the kind are lost: keep the [`NodeFault`] where you can.
+impl From<NodeFault> for SpawnError {
+    fn from(_: NodeFault) -> Self {
+        SpawnError::Busy
+    }
+}
+
+/// The specification's stop error, for `?` from a verb into a function
+/// returning `Result<_, ShutdownTimeout>`: the same node. A fault that is not
+/// a missed ack (a refusal of a node outside the graph) loses its kind: keep
+/// the [`NodeFault`] where you can.
+impl From<NodeFault> for ShutdownTimeout {
+    fn from(fault: NodeFault) -> Self {
+        ShutdownTimeout { node: fault.node }
+    }
+}
 
 /// Why a verb would not act on a node ([`FaultKind::Refused`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

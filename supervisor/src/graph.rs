@@ -43,6 +43,10 @@ pub struct Graph<const N: usize> {
     /// What the graph uses ([`uses`](crate::uses) bits): every bit unless
     /// `supervisor_graph!` declared it.
     uses: u8,
+    /// A node starts latched (`disabled`) or may be latched by `start`
+    /// (`enabled_if:`): only then does a bring-up in order first hold the
+    /// dependents of latched nodes. Read off the nodes' specs.
+    pub(crate) declares_latches: bool,
 }
 
 impl<const N: usize> Graph<N> {
@@ -66,6 +70,7 @@ impl<const N: usize> Graph<N> {
             #[cfg(feature = "restart")]
             restarts: &[],
             uses: crate::uses::ALL,
+            declares_latches: declares_latches(&nodes),
         }
     }
 
@@ -224,6 +229,26 @@ impl<const N: usize> crate::trace::TracedGraph for Graph<N> {
     fn slots(&self) -> usize {
         N
     }
+}
+
+/// Some node of `nodes` is declared `disabled` or has an `enabled_if:`
+/// predicate (see [`Graph::declares_latches`]).
+const fn declares_latches<const N: usize>(nodes: &[Option<&'static TaskNode>; N]) -> bool {
+    let mut i = 0;
+    while i < N {
+        if let Some(n) = nodes[i] {
+            let spec = n.spec();
+            #[cfg(feature = "enabled-if")]
+            if spec.enabled_if.is_some() {
+                return true;
+            }
+            if spec.disabled {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
 }
 
 #[cfg(test)]

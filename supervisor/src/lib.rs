@@ -64,9 +64,7 @@ pub mod trace;
 pub mod uses;
 
 pub use error::{ControlQueueFull, ShutdownTimeout};
-#[allow(deprecated)]
-pub use fault::RunError;
-pub use fault::{FaultKind, NodeFault, Refusal};
+pub use fault::{FaultKind, NodeFault, Refusal, RunError};
 pub use graph::Graph;
 pub use node::{
     Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SHUTDOWN_ACK_TIMEOUT, SpawnFn, TaskNode,

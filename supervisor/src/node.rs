@@ -38,7 +38,7 @@ pub use inject::{Crashed, Fault, NoFaultShell};
 pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};
 pub(crate) use state::State;
-pub(crate) use transition::transition;
+pub(crate) use transition::{transition, transition_wait};
 #[cfg(feature = "trace")]
 mod poll_stats;
 #[cfg(feature = "trace")]
@@ -104,7 +104,9 @@ mod flag {
     pub const GATED: u16 = 1 << 10;
     /// A wait on this node found its waker slot held by another wait: it
     /// waits with the crate-wide observers, which stop requests (resumes,
-    /// hand-overs) must then wake too.
+    /// hand-overs) must then wake too. Cleared by each activation, which
+    /// then wakes the observers: a second wait still there sets it again
+    /// (see `TaskNode::activated`), so it does not outlive the waits.
     pub const SHARED_WAIT: u16 = 1 << 9;
     /// `wait_health` reported this instance stale (feature `liveness`); the
     /// next beat clears it, so a node that recovers and stalls again is
@@ -125,7 +127,8 @@ mod flag {
     /// `restart: on_failure` restarts.
     pub const FAILED: u16 = 1 << 15;
     /// Flags a fresh activation starts without.
-    pub const RESET: u16 = SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY | FAILED;
+    pub const RESET: u16 =
+        SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY | FAILED | SHARED_WAIT;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -154,6 +157,10 @@ pub struct TaskNode {
     /// struct's padding on 32-bit targets, so it costs no RAM there.
     #[cfg(feature = "breadcrumb")]
     pub(crate) crumb: AtomicU8,
+    /// The node's place among the transitions in flight (feature
+    /// `breadcrumb`): two links, 8 bytes on 32-bit targets.
+    #[cfg(feature = "breadcrumb")]
+    pub(crate) crumb_links: crumb::Links,
     /// The injected fault (feature `fault-inject`).
     #[cfg(feature = "fault-inject")]
     fault: inject::FaultCell,
@@ -180,6 +187,8 @@ impl TaskNode {
             trace: NodeTrace::new(),
             #[cfg(feature = "breadcrumb")]
             crumb: AtomicU8::new(Phase::Idle as u8),
+            #[cfg(feature = "breadcrumb")]
+            crumb_links: crumb::Links::new(),
             #[cfg(feature = "fault-inject")]
             fault: inject::FaultCell::new(),
         }
@@ -542,10 +551,32 @@ impl TaskNode {
             .unwrap_or_else(|f| f);
         // An adopted instance replaces one that was asked to stop.
         left_stopping(before);
+        Self::activated(before);
         #[cfg(feature = "liveness")]
         self.beat();
         self.marked_up();
         State(before)
+    }
+
+    /// An activation's atomic step replaced `before`, clearing
+    /// `SHARED_WAIT` with the other per-activation flags. If it was set,
+    /// the observers are woken: a second wait that is still there registers
+    /// again and sets it again before it rechecks (as when it first set
+    /// it), so no stop after this step is missed; one that is gone leaves
+    /// it clear, and later stops wake the node's own task alone.
+    #[inline(always)]
+    fn activated(before: u16) {
+        if before & flag::SHARED_WAIT != 0 {
+            Self::wake_second_waits();
+        }
+    }
+
+    // Cold and out of line: a second wait on a node is rare, and the
+    // activation step it sits in is every bring-up's.
+    #[cold]
+    #[inline(never)]
+    fn wake_second_waits() {
+        notify::changed();
     }
 
     /// [`begin_activation`](Self::begin_activation) only if the node may come
@@ -556,6 +587,10 @@ impl TaskNode {
     /// first refuses it in this same atomic step.
     /// `Ok` with the flags it replaced, or `Err` with the flags that refused
     /// it (nothing done).
+    // Inline: the bring-up's hot step (out of line it costs a call and
+    // the spills around it on every node: +10 instructions per node on
+    // CHAIN(64) start, bench/budget.sh).
+    #[inline]
     pub(crate) fn try_begin_activation(&self) -> Result<State, State> {
         let before = self
             .state
@@ -564,6 +599,7 @@ impl TaskNode {
                     .then_some((f & !flag::RESET) | flag::RUNNING)
             })
             .map_err(State)?;
+        Self::activated(before);
         // The waker slot is left as it is: it holds the waker of a wait
         // that is still there, if any (see `node/waiter.rs`).
         #[cfg(feature = "liveness")]
@@ -587,9 +623,12 @@ impl TaskNode {
                 (parked && f & flag::BLOCKED == 0)
                     .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
             })
+            .inspect(|&before| {
+                Self::activated(before);
+                notify::activated();
+            })
             .map(State)
             .map_err(State)
-            .inspect(|_| notify::activated())
     }
 
     /// Let a resumed instance run (after [`try_begin_resume`](Self::try_begin_resume)).
@@ -613,7 +652,9 @@ impl TaskNode {
         let prior = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !(flag::RUNNING | flag::RESET)) | (before & flag::RESET))
+                // A second wait that registered meanwhile keeps its mark.
+                let undone = flag::RUNNING | (flag::RESET & !flag::SHARED_WAIT);
+                Some((f & !undone) | (before & flag::RESET))
             })
             .unwrap_or_else(|f| f);
         // A stop asked meanwhile (a teardown) is over: the node is down.
@@ -666,12 +707,12 @@ impl TaskNode {
     }
 
     /// Ask the instance to stop (or pause).
-    pub(crate) fn request_shutdown(&self) {
+    pub(crate) fn request_shutdown(&'static self) {
         let before = self.state.fetch_or(flag::SHUTDOWN, Ordering::AcqRel);
         if before & STOPPING == flag::RUNNING {
             notify::stop_requested();
         }
-        transition(self, Phase::Stopping);
+        transition_wait(self, Phase::Stopping);
         self.task_waker.wake(before);
         // Other tasks waiting on this node wait with the observers; only then
         // does a stop cost an observer wake-up.
@@ -684,7 +725,7 @@ impl TaskNode {
     /// is busy or down. One atomic step, so a worker that turns busy between
     /// a pool's choice and the stop is never stopped mid-job.
     #[cfg(feature = "pool")]
-    pub(crate) fn request_shutdown_if_idle(&self) -> bool {
+    pub(crate) fn request_shutdown_if_idle(&'static self) -> bool {
         let requested = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
@@ -697,7 +738,7 @@ impl TaskNode {
         let Ok(before) = requested else {
             return false;
         };
-        transition(self, Phase::Stopping);
+        transition_wait(self, Phase::Stopping);
         self.task_waker.wake(before);
         notify::changed();
         true
@@ -809,13 +850,15 @@ pub(crate) fn now_ticks32() -> u32 {
 // The RAM budget per node on 32-bit targets (flags packed into one word, one
 // waker slot, the pinned shell task, no per-node signals). `liveness` adds one 32-bit heartbeat word,
 // `trace` four (task id, poll time, polls, longest poll), `fault-inject` one
-// (the injected fault); `breadcrumb`'s byte fits the padding.
+// (the injected fault), `breadcrumb` two (its list links; its phase byte
+// fits the padding).
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(
     core::mem::size_of::<TaskNode>()
         <= 24
             + 4 * (cfg!(feature = "liveness") as usize)
             + 16 * (cfg!(feature = "trace") as usize)
-            + 4 * (cfg!(feature = "fault-inject") as usize),
+            + 4 * (cfg!(feature = "fault-inject") as usize)
+            + 8 * (cfg!(feature = "breadcrumb") as usize),
     "TaskNode grew past its RAM budget"
 );

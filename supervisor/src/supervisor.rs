@@ -12,8 +12,8 @@ use portable_atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
 use crate::error::ShutdownTimeout;
 use crate::fault::{FaultKind, NodeFault, Refusal};
 use crate::log::{log_debug, log_warn};
-use crate::node::transition;
 use crate::node::{Mode, State};
+use crate::node::{transition, transition_wait};
 use crate::phase::Phase;
 use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify, uses};
@@ -169,6 +169,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// reset and spawned; running and detached nodes are skipped (so calling
     /// it twice spawns nothing twice); a `Pause` instance parked by an earlier
     /// teardown is resumed in place; `disabled` and `OnDemand` nodes stay down.
+    /// A down node with a `disabled` (or held) dependency takes the
+    /// collateral hold, as under a `deactivate`d one, and stays down with
+    /// it: [`activate`](Self::activate) of that dependency brings both up.
     ///
     /// A node whose gates are open comes up at once; one that must wait (a
     /// resource or executor slot, a `ready` dep) waits as part of a wave: a
@@ -254,6 +257,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     async fn bring_up_in_order(&self, spawner: Spawner, modes: u8) -> Result<(), NodeFault> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
+        if self.graph.declares_latches {
+            self.hold_under_latched();
+        }
         let mut result = Ok(());
         if let Some((rank, failed)) = self.fast_pass(spawner, modes, era) {
             let rest = (rank, N.saturating_sub(1));
@@ -473,24 +479,52 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         fast
     }
 
-    /// The hold-release rule of every cascade (`activate`, `restart`, the
-    /// start wave's rejoin): release the collateral hold of `n`, whose
-    /// dependencies are `deps`, if nothing else explains it, no dependency
-    /// of it being disabled or held (dependencies come first in the order,
-    /// so theirs were decided already). `true` if released. A
-    /// `#[cfg]`-removed dependency is clear.
+    /// A dependency among `deps` is disabled or held: the one rule of the
+    /// collateral hold. The cascades release a held node when it is false
+    /// ([`release_hold`](Self::release_hold)); `start` holds a down node when
+    /// it is true ([`hold_under_latched`](Self::hold_under_latched)). A
+    /// `#[cfg]`-removed dependency blocks nothing.
+    fn dep_blocked(&self, deps: &[u8]) -> bool {
+        deps.iter().any(|&d| {
+            self.graph
+                .node(d as usize)
+                .is_some_and(|d| d.state().is_latched())
+        })
+    }
+
+    /// Release the collateral hold of `n`, whose dependencies are `deps`,
+    /// if nothing else explains it ([`dep_blocked`](Self::dep_blocked); the
+    /// dependencies come first in the order, so theirs were decided
+    /// already): `activate`, `restart` and the start wave's rejoin. `true`
+    /// if released.
     #[inline]
     pub(super) fn release_hold(&self, n: &'static TaskNode, deps: &[u8]) -> bool {
-        let latched = |d: &u8| {
-            self.graph
-                .node(*d as usize)
-                .is_some_and(|d| d.state().is_latched())
-        };
-        let release = n.is_held() && !deps.iter().any(latched);
+        let release = n.is_held() && !self.dep_blocked(deps);
         if release {
             n.set_held(false);
         }
         release
+    }
+
+    /// Before a bring-up in order, in a graph that declares latches
+    /// ([`Graph::declares_latches`]; others pay nothing for it): every down
+    /// node with a dependency that is disabled (declared `disabled`, or
+    /// latched by its `enabled_if:`) or held takes the collateral hold, as if that dependency had been
+    /// deactivated, so it does not come up without it; `activate` of the
+    /// dependency releases it. In dependency order, so a hold reaches the
+    /// transitive dependents in the same pass. O(nodes + edges of the down
+    /// nodes), no state.
+    fn hold_under_latched(&self) {
+        for &i in self.graph.order.iter() {
+            let i = i as usize;
+            let Some(n) = self.graph.node(i) else {
+                continue;
+            };
+            let f = n.state();
+            if f.may_come_up() && self.dep_blocked(self.graph.deps[i]) {
+                n.hold_given(f);
+            }
+        }
     }
 
     /// After a failed bring-up (`activate`, `restart`): each node of `span`
@@ -553,6 +587,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
+        // A bring-up dropped while it waits leaves the breadcrumb's list.
+        #[cfg(feature = "breadcrumb")]
+        let _crumb = crate::node::crumb::Abandon(node);
         loop {
             if node.retry_pending() {
                 // The spawn fn returned `Busy`: one executor pass (what
@@ -574,7 +611,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let Some((cond, closed)) = self.closed_gate(node) else {
                 continue; // opened since: try again
             };
-            transition(node, Phase::Spawning);
+            transition_wait(node, Phase::Spawning);
             if !Until::within(cond, node.slot_timeout()).await {
                 node.drop_retry();
                 // The gate it waited for, named: which slot, or which dep.

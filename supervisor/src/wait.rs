@@ -79,11 +79,11 @@ impl Cond<'_> {
     }
 }
 
-enum Phase<'a> {
+enum Phase {
     /// First poll of a stop: queue this task, then ask the node to stop. The
     /// run queue is LIFO, so a worker on this executor runs (and acks)
     /// before the next poll of this one.
-    Request(&'a TaskNode),
+    Request(&'static TaskNode),
     /// Yield this many times before arming the ack timeout: an ack from a
     /// worker on this executor needs no timer queue update.
     Spin(u8),
@@ -116,7 +116,7 @@ pin_project_lite::pin_project! {
     /// `Until`s can wait at once.
     pub(crate) struct Until<'a> {
         cond: Cond<'a>,
-        phase: Phase<'a>,
+        phase: Phase,
         #[pin]
         observer: Observer,
     }
@@ -169,7 +169,7 @@ impl<'a> Until<'a> {
     }
 
     /// Ask `node` to stop, then wait for its ack as [`ack`](Self::ack) does.
-    pub(crate) fn stop(node: &'a TaskNode) -> Self {
+    pub(crate) fn stop(node: &'static TaskNode) -> Self {
         Self {
             cond: Cond::Acked(node),
             phase: Phase::Request(node),

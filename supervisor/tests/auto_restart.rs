@@ -95,7 +95,7 @@ macro_rules! runner {
         #[embassy_executor::task]
         async fn $task(spawner: Spawner) {
             let e = $sup.run(spawner).await;
-            *RUN_RESULT.lock().unwrap() = Some(match e {
+            *RUN_RESULT.lock().unwrap() = Some(match e.fault() {
                 NodeFault {
                     node,
                     kind:

@@ -174,3 +174,124 @@ fn word_round_trips_and_rejects_what_is_not_a_breadcrumb() {
         assert_eq!(*p as usize, code);
     }
 }
+
+/// A teardown hung on one node while unrelated nodes stop around it, and
+/// bring-ups dropped mid-wait: the word names the oldest wait still in
+/// flight, and a wait that is gone stands for nothing.
+mod in_flight {
+    use super::*;
+    use embassy_futures::select::select;
+    use embassy_supervisor::{FaultKind, NodeFault};
+
+    static NEVER: ResourceSlot<u32> = ResourceSlot::new();
+
+    /// Sees its stop and never acks it (a task of its own: the first
+    /// test's wedged instance keeps `wedged`'s one slot).
+    #[embassy_executor::task]
+    async fn hangs(node: &'static TaskNode) {
+        node.wait_shutdown().await;
+        core::future::pending::<()>().await
+    }
+
+    fn spawn_hangs(node: &'static TaskNode, s: Spawner) -> Result<(), SpawnError> {
+        s.spawn(hangs(node)?);
+        Ok(())
+    }
+
+    static FREE: TaskNode = TaskNode::new(
+        &NodeSpec::new("FREE", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .at(0),
+    );
+    static BASE: TaskNode = TaskNode::new(
+        &NodeSpec::new("BASE", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .at(1),
+    );
+    /// Depends on BASE, never acks.
+    static WEDGE: TaskNode = TaskNode::new(
+        &NodeSpec::new("WEDGE", Mode::Terminate)
+            .with_spawn(spawn_hangs)
+            .with_ack_timeout(1000)
+            .at(2),
+    );
+    static FREE2: TaskNode = TaskNode::new(
+        &NodeSpec::new("FREE2", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .at(3),
+    );
+    /// Its slot is never filled: a bring-up of it waits.
+    static GATED: TaskNode = TaskNode::new(
+        &NodeSpec::new("GATED", Mode::Terminate)
+            .with_spawn(common::spawn_worker)
+            .with_resources(&[&NEVER as &dyn Gate])
+            .with_slot_timeout(10)
+            .at(4),
+    );
+    static GRAPH: Graph<5> = Graph::new(
+        [Some(&FREE), Some(&BASE), Some(&WEDGE), Some(&FREE2), None],
+        [&[], &[], &[1], &[], &[]],
+    );
+    static SUP: Supervisor<5> = Supervisor::new(&GRAPH);
+    /// GATED in a graph of its own slot, so `start` waits on it.
+    static GATED_GRAPH: Graph<5> = Graph::new(
+        [Some(&FREE), None, None, None, Some(&GATED)],
+        [&[], &[], &[], &[], &[]],
+    );
+    static GATED_SUP: Supervisor<5> = Supervisor::new(&GATED_GRAPH);
+
+    /// The word names `node` in `phase`.
+    fn word_is(node: &'static TaskNode, phase: Phase) {
+        let crumb = Breadcrumb::decode(breadcrumb::word()).expect("a transition was recorded");
+        let named = GRAPH
+            .node(crumb.slot as usize)
+            .or(GATED_GRAPH.node(crumb.slot as usize));
+        assert_eq!(
+            (named.map(|n| n.name), crumb.phase),
+            (Some(node.name), phase)
+        );
+    }
+
+    #[embassy_executor::task]
+    pub async fn script(spawner: Spawner) {
+        SUP.start(spawner).await.unwrap();
+        common::settle().await;
+        let (torn, ()) = join(SUP.teardown(), async {
+            common::settle().await;
+            // What a watchdog firing 300 ms into the teardown finds: FREE and
+            // FREE2 stopped and exited after WEDGE was asked, WEDGE still
+            // waits for its ack.
+            common::advance(Duration::from_millis(300));
+            common::settle().await;
+            assert!(FREE.has_exited() && FREE2.has_exited());
+            word_is(&WEDGE, Phase::Stopping);
+            common::advance(Duration::from_millis(1000));
+        })
+        .await;
+        assert_eq!(torn, Err(NodeFault::new(&WEDGE, FaultKind::AckMissed)));
+        word_is(&WEDGE, Phase::StopTimedOut);
+
+        // A bring-up dropped while it waits for GATED's gate leaves no wait
+        // behind: the next transition is the word.
+        let _ = select(GATED_SUP.start_node(&GATED, spawner), common::settle()).await;
+        assert_eq!(GATED.last_phase(), Phase::Spawning);
+        GATED_SUP.start_node(&FREE, spawner).await.unwrap();
+        word_is(&FREE, Phase::Started);
+        // The same for a bring-up wave dropped with GATED waiting in it.
+        SUP.stop_node(&FREE).await.unwrap();
+        let _ = select(GATED_SUP.start(spawner), common::settle()).await;
+        assert!(FREE.is_running() && GATED.last_phase() == Phase::Spawning);
+        GATED_SUP.stop_node(&FREE).await.unwrap();
+        word_is(&FREE, Phase::Exited);
+        common::pass();
+    }
+
+    pub static NODES: [&TaskNode; 5] = [&FREE, &BASE, &WEDGE, &FREE2, &GATED];
+}
+
+#[test]
+fn the_word_names_the_oldest_wait_in_flight() {
+    common::run(&in_flight::NODES, |s| {
+        s.spawn(in_flight::script(s).unwrap())
+    });
+}

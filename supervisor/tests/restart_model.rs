@@ -284,7 +284,7 @@ static ESCALATIONS: AtomicUsize = AtomicUsize::new(0);
 #[embassy_executor::task(pool_size = 2)]
 async fn runner(s: Spawner) {
     let fault = SUP.run(s).await;
-    check_run_fault(fault);
+    check_run_fault(fault.fault());
     RUN_ALIVE.store(false, Ordering::SeqCst);
 }
 

@@ -33,7 +33,7 @@ static RESULT: Mutex<Option<NodeFault>> = Mutex::new(None);
 #[embassy_executor::task]
 async fn run_sup(spawner: Spawner) {
     let fault = SUP.run(spawner).await;
-    *RESULT.lock().unwrap() = Some(fault);
+    *RESULT.lock().unwrap() = Some(fault.fault());
 }
 
 #[embassy_executor::task]

@@ -1,7 +1,8 @@
-//! The controller against taskvisor 0.7 (tokio current_thread), on the host:
+//! The controller against taskvisor 0.9 and 0.7 (tokio current_thread), on
+//! the host:
 //!
 //! ```text
-//! bench-host <ours|taskvisor> <one|many|reject> <unwatched|turn|window> <jobs>
+//! bench-host <ours|taskvisor|taskvisor07> <one|many|reject> <unwatched|turn|window> <jobs>
 //! ```
 //!
 //! Scenarios: `one` = instant jobs through one slot (Queue); `many` = instant
@@ -41,7 +42,9 @@ enum Mode {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = || -> ! {
-        eprintln!("usage: bench-host <ours|taskvisor> <one|many|reject> <unwatched|turn|window> <jobs>");
+        eprintln!(
+            "usage: bench-host <ours|taskvisor|taskvisor07> <one|many|reject> <unwatched|turn|window> <jobs>"
+        );
         exit(2)
     };
     if a.len() != 5 {
@@ -66,7 +69,8 @@ fn main() {
     }
     match a[1].as_str() {
         "ours" => ours::run(sc, mode, jobs),
-        "taskvisor" => tv::run(sc, mode, jobs),
+        "taskvisor" => tv09::run(sc, mode, jobs),
+        "taskvisor07" => tv::run(sc, mode, jobs),
         _ => usage(),
     }
 }
@@ -239,6 +243,7 @@ mod ours {
 
 /// taskvisor 0.7 on tokio's current_thread runtime, the same scenarios.
 mod tv {
+    use taskvisor07 as taskvisor;
     use std::num::NonZeroUsize;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -362,6 +367,178 @@ mod tv {
                 let mut ok = true;
                 for j in 0..jobs {
                     ok &= handle.submit(b.spec(j)).await.is_ok();
+                }
+                if sc == Scenario::Reject {
+                    ok &= b.watched(jobs).await;
+                } else if sh.done.load(Ordering::SeqCst) < jobs {
+                    sh.all_done.notified().await;
+                }
+                ok
+            }
+            Mode::Turn => Arc::clone(&b).watcher(0, 1, jobs).await,
+            Mode::Window => {
+                let mut set = tokio::task::JoinSet::new();
+                for k in 0..WINDOW {
+                    set.spawn(Arc::clone(&b).watcher(k, WINDOW, jobs));
+                }
+                let mut ok = true;
+                while let Some(r) = set.join_next().await {
+                    ok &= r.unwrap_or(false);
+                }
+                ok
+            }
+        };
+        sh.release.notify_one();
+        let _ = handle.shutdown().await;
+        ok && (sc == Scenario::Reject || sh.done.load(Ordering::SeqCst) == jobs)
+    }
+
+    pub fn run(sc: Scenario, mode: Mode, jobs: usize) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let ok = rt.block_on(phase(sc, mode, jobs));
+        std::process::exit(if ok { 0 } else { 1 });
+    }
+}
+
+/// taskvisor 0.9 on tokio's current_thread runtime, the same scenarios and
+/// checks as [`tv`]. 0.9 submits through operation builders
+/// (`submit(spec).watch().execute()`), names a task in its `TaskSpec`, and
+/// bounds what 0.7 did not (0.8's resource limits: registered tasks, owned
+/// lifetimes, tracked slots and total pending submissions, each a
+/// `ResourceLimit` rejection past its bound). Those bounds are lifted here,
+/// as 0.7 had none, so both releases run the same work: their defaults
+/// (1024 each) are below the 3072 jobs a run queues.
+mod tv09 {
+    use std::num::NonZeroUsize;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use taskvisor::{
+        ControllerConfig, ControllerSpec, Supervisor, SupervisorConfig, SupervisorHandle, TaskContext,
+        TaskError, TaskFn, TaskOutcome, TaskRef, TaskSpec,
+    };
+    use tokio::sync::Notify;
+
+    use super::{Mode, SLOTS, Scenario, WINDOW};
+
+    struct Shared {
+        done: AtomicUsize,
+        target: AtomicUsize,
+        all_done: Notify,
+        release: Notify,
+    }
+
+    /// An instant job: count, and wake the phase at the last one.
+    fn job(sh: Arc<Shared>) -> TaskRef {
+        TaskFn::arc(move |_ctx: TaskContext| {
+            let sh = Arc::clone(&sh);
+            async move {
+                if sh.done.fetch_add(1, Ordering::Relaxed) + 1 == sh.target.load(Ordering::Relaxed) {
+                    sh.all_done.notify_one();
+                }
+                Ok::<(), TaskError>(())
+            }
+        })
+    }
+
+    /// The slot holder: busy until released or cancelled.
+    fn hold(sh: Arc<Shared>) -> TaskRef {
+        TaskFn::arc(move |ctx: TaskContext| {
+            let sh = Arc::clone(&sh);
+            async move {
+                tokio::select! {
+                    _ = sh.release.notified() => {}
+                    _ = ctx.cancelled() => {}
+                }
+                Ok::<(), TaskError>(())
+            }
+        })
+    }
+
+    struct Bench {
+        handle: SupervisorHandle,
+        sc: Scenario,
+        /// One task per slot (a slot is named after its task spec by default).
+        tasks: Vec<TaskRef>,
+        held: TaskRef,
+    }
+
+    impl Bench {
+        fn spec(&self, j: usize) -> ControllerSpec {
+            match self.sc {
+                Scenario::One => ControllerSpec::queue(TaskSpec::once("s0", Arc::clone(&self.tasks[0]))),
+                Scenario::Many => {
+                    let s = j % SLOTS;
+                    ControllerSpec::queue(TaskSpec::once(format!("s{s}"), Arc::clone(&self.tasks[s])))
+                }
+                Scenario::Reject => {
+                    ControllerSpec::drop_if_running(TaskSpec::once("hold", Arc::clone(&self.held)))
+                }
+            }
+        }
+
+        fn expected(&self, o: &TaskOutcome) -> bool {
+            match self.sc {
+                Scenario::Reject => matches!(o, TaskOutcome::Rejected { .. }),
+                _ => matches!(o, TaskOutcome::Completed),
+            }
+        }
+
+        async fn watched(&self, j: usize) -> bool {
+            match self.handle.submit(self.spec(j)).watch().execute().await {
+                Ok(waiter) => waiter.wait().await.is_ok_and(|o| self.expected(&o)),
+                Err(_) => false,
+            }
+        }
+
+        /// Watched submissions in turn: job `first`, then every `step`-th.
+        async fn watcher(self: Arc<Self>, first: usize, step: usize, jobs: usize) -> bool {
+            let mut ok = true;
+            for j in (first..jobs).step_by(step) {
+                ok &= self.watched(j).await;
+            }
+            ok
+        }
+    }
+
+    async fn phase(sc: Scenario, mode: Mode, jobs: usize) -> bool {
+        let sh = Arc::new(Shared {
+            done: AtomicUsize::new(0),
+            target: AtomicUsize::new(jobs),
+            all_done: Notify::new(),
+            release: Notify::new(),
+        });
+        let config = SupervisorConfig::default()
+            .with_max_registered_tasks(None)
+            .with_ownership_capacity(None);
+        let cfg = ControllerConfig::new(NonZeroUsize::new(64).unwrap(), super::ours::MAX_JOBS)
+            .with_max_controller_slots(None)
+            .with_max_total_pending(None);
+        let sup = Supervisor::builder(config).with_controller(cfg).build();
+        let Ok(handle) = sup.serve() else {
+            return false;
+        };
+        let b = Arc::new(Bench {
+            handle: handle.clone(),
+            sc,
+            tasks: (0..SLOTS).map(|_| job(Arc::clone(&sh))).collect(),
+            held: hold(Arc::clone(&sh)),
+        });
+        if sc == Scenario::Reject {
+            let holder = ControllerSpec::queue(TaskSpec::once("hold", Arc::clone(&b.held)));
+            let Ok(_waiter) = handle.submit(holder).watch().execute().await else {
+                return false;
+            };
+            // Wait until the holder owns its slot: a rejection proves it.
+            while !b.watched(0).await {
+                tokio::task::yield_now().await;
+            }
+        }
+        let ok = match mode {
+            Mode::Unwatched => {
+                let mut ok = true;
+                for j in 0..jobs {
+                    ok &= handle.submit(b.spec(j)).execute().await.is_ok();
                 }
                 if sc == Scenario::Reject {
                     ok &= b.watched(jobs).await;

@@ -95,7 +95,7 @@ static RESULT: Signal<CriticalSectionRawMutex, NodeFault> = Signal::new();
 
 #[embassy_executor::task]
 async fn run(spawner: Spawner) {
-    RESULT.signal(SUP.run(spawner).await);
+    RESULT.signal(SUP.run(spawner).await.fault());
 }
 
 /// The watchdog feeder: feeds only while every policed node is fresh.

@@ -8,15 +8,32 @@ use super::TaskNode;
 use crate::log::log_debug;
 use crate::phase::Phase;
 
-/// Record that `node` entered `phase`.
+/// Record that `node` entered `phase`, one that is not a wait (a wait's end,
+/// or a step with nothing to wait for).
 #[inline]
 pub(crate) fn transition(node: &TaskNode, phase: Phase) {
+    #[cfg(feature = "breadcrumb")]
+    super::crumb::record(node, phase);
+    fan_out(node, phase);
+}
+
+/// Record that `node` began to wait in `phase` (`Spawning` for its gates,
+/// `Stopping` for its ack): the breadcrumb keeps it among the transitions in
+/// flight until its next transition, which takes the node's `'static`.
+#[inline]
+pub(crate) fn transition_wait(node: &'static TaskNode, phase: Phase) {
+    #[cfg(feature = "breadcrumb")]
+    super::crumb::record_wait(node, phase);
+    fan_out(node, phase);
+}
+
+/// The consumers other than the breadcrumb.
+#[inline]
+fn fan_out(node: &TaskNode, phase: Phase) {
     #[cfg(feature = "events")]
     if let Some(kind) = event_kind(node, phase) {
         crate::event::publish(kind);
     }
-    #[cfg(feature = "breadcrumb")]
-    super::crumb::record(node, phase);
     #[cfg(feature = "lifecycle-sink")]
     super::sink::deliver(node, phase);
     log_debug!("`{}`: {}", node.name, phase);

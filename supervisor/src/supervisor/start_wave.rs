@@ -51,7 +51,7 @@ use super::{Cascade, Supervisor, blocked_by};
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
-use crate::node::transition;
+use crate::node::transition_wait;
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
 use crate::wait::Tick;
@@ -261,6 +261,14 @@ impl<const N: usize> Drop for StartWave<N> {
     /// Every way out (done, a teardown, a dropped future): a node still
     /// awaiting its retry gives it up, so its next bring-up gets its own.
     fn drop(&mut self) {
+        // A wave dropped mid-wait: its waiting nodes leave the breadcrumb's
+        // list (a finished wave has none).
+        #[cfg(feature = "breadcrumb")]
+        for (i, &s) in self.state.iter().enumerate() {
+            if let Some(node) = self.graph.node(i).filter(|_| s == WAITING) {
+                crate::node::crumb::abandon(node);
+            }
+        }
         if !self.busy {
             return;
         }
@@ -499,7 +507,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             None if before != WAITING => {
                 // Its budget starts now, when it begins to wait.
                 wave.deadline[i] = t + units(node.slot_timeout());
-                transition(node, Phase::Spawning);
+                transition_wait(node, Phase::Spawning);
                 return WAITING;
             }
             None if t < wave.deadline[i] => return WAITING,
