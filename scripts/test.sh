@@ -21,7 +21,7 @@ fi
 # Every feature that links on the host (`defmt` needs a target logger; the
 # `trace` family needs hook symbols, so its test runs on its own below).
 HOST_FEATURES="control,pool,macros,readiness,liveness,local-resources,heap-state"
-for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log restart fault-inject; do
+for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log restart fault-inject dataflow; do
     grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
 done
 
@@ -81,7 +81,7 @@ free_disk_if_short target/msrv
 step "each feature on its own"
 for f in control pool macros readiness liveness restart controller events enabled-if \
     trace trace-hooks trace-nested metadata-names trace-names breadcrumb lifecycle-sink log \
-    fault-inject; do
+    fault-inject dataflow; do
     cargo check -q -p embassy-supervisor --no-default-features --features "$f"
 done
 

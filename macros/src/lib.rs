@@ -69,6 +69,10 @@ fn liveness() -> bool {
     cfg!(feature = "liveness")
 }
 
+fn dataflow_feature() -> bool {
+    cfg!(feature = "dataflow")
+}
+
 fn restart_feature() -> bool {
     cfg!(feature = "restart")
 }

@@ -28,6 +28,8 @@ mod driver;
 mod enabled_if;
 mod error;
 mod fault;
+#[cfg(feature = "dataflow")]
+mod flow;
 mod graph;
 #[cfg(feature = "liveness")]
 mod health;
@@ -57,6 +59,8 @@ mod stderr_log;
 pub mod breadcrumb;
 #[cfg(feature = "controller")]
 pub mod controller;
+#[cfg(feature = "dataflow")]
+pub mod dataflow;
 #[cfg(feature = "events")]
 pub mod event;
 #[cfg(feature = "trace")]

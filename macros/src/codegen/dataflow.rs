@@ -1,0 +1,50 @@
+//! The graph's dataflow table (feature `dataflow`): one `Flow` per signal,
+//! attached with `Graph::with_dataflow`, and a node's `ready_on_write`.
+//! A graph that declares no dataflow emits nothing here.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::LitStr;
+
+use super::rt;
+use crate::model::{Cfg, Model, Unit};
+
+/// `.with_dataflow(&[..])` on the graph, or nothing. Each signal is named
+/// by the user's path, so a missing static is rustc's error on that path;
+/// an entry is compiled if any item that mentions the signal is.
+pub(super) fn with_dataflow(m: &Model) -> TokenStream {
+    if m.flows.is_empty() {
+        return TokenStream::new();
+    }
+    let rt = rt();
+    let flows = m.flows.iter().map(|f| {
+        let cfg = if f.sites.iter().any(Cfg::is_always) {
+            TokenStream::new()
+        } else {
+            let preds = f.sites.iter().map(Cfg::predicate);
+            quote!(#[cfg(any(#(#preds),*))])
+        };
+        let path = &f.path;
+        let span = crate::analyze::first_span(path);
+        let signal = quote_spanned!(span=> &#path);
+        let name = LitStr::new(&f.name, span);
+        let writers = f.writers.iter().map(|&s| s as u8);
+        let readers = f.readers.iter().map(|&s| s as u8);
+        let outside_w = f.written_outside.then(|| quote!(.written_outside()));
+        let outside_r = f.read_outside.then(|| quote!(.read_outside()));
+        quote! {
+            #cfg #rt::dataflow::Flow::new(#name, #signal, &[#(#writers),*], &[#(#readers),*])
+                #outside_w #outside_r,
+        }
+    });
+    quote!(.with_dataflow(&[#(#flows)*]))
+}
+
+/// `.with_ready_on_write()` on a `ready_on_write` node's spec.
+pub(super) fn spec_ready_on_write(u: &Unit) -> TokenStream {
+    if u.ready_on_write {
+        quote!(.with_ready_on_write())
+    } else {
+        TokenStream::new()
+    }
+}
