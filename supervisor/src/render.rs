@@ -14,6 +14,9 @@ use core::fmt::{self, Write};
 use crate::node::{Mode, TaskNode};
 use crate::{Graph, NodeSpec};
 
+#[cfg(feature = "dataflow")]
+mod flows;
+
 /// How much a picture shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
@@ -86,6 +89,8 @@ impl<const N: usize> Graph<N> {
             to.write(out, "n", "p")?;
             out.write_char('\n')
         })?;
+        #[cfg(feature = "dataflow")]
+        self.mermaid_flows(out)?;
         out.write_str("    classDef off stroke-dasharray: 4 4,color:#888\n")
     }
 
@@ -155,6 +160,8 @@ impl<const N: usize> Graph<N> {
             attrs.finish()?;
             out.write_str(";\n")
         })?;
+        #[cfg(feature = "dataflow")]
+        self.dot_flows(out)?;
         out.write_str("}\n")
     }
 

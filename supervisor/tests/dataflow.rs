@@ -4,7 +4,10 @@
 
 use core::sync::atomic::AtomicU32;
 
-use embassy_supervisor::{DeferredShrink, TaskNode, supervisor_graph};
+use embassy_supervisor::dataflow::Flow;
+use embassy_supervisor::{
+    DeferredShrink, Detail, Graph, Mode, NodeSpec, TaskNode, supervisor_graph,
+};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex as Cs;
 use embassy_sync::channel::Channel;
 use embassy_sync::signal::Signal;
@@ -43,9 +46,7 @@ fn names(nodes: impl Iterator<Item = &'static TaskNode>) -> Vec<&'static str> {
     nodes.map(|n| n.name).collect()
 }
 
-fn signals<'a>(
-    flows: impl Iterator<Item = &'a embassy_supervisor::dataflow::Flow>,
-) -> Vec<&'a str> {
+fn signals<'a>(flows: impl Iterator<Item = &'a Flow>) -> Vec<&'a str> {
     flows.map(|f| f.name).collect()
 }
 
@@ -130,4 +131,106 @@ fn fragments_compose_one_dataflow() {
     let reading = &sensors::READING;
     assert_eq!(names(composed::COMPOSED.writers_of(reading)), ["PROBE"]);
     assert_eq!(names(composed::COMPOSED.readers_of(reading)), ["SHOW"]);
+}
+
+#[test]
+fn pictures_draw_data_apart_from_deps() {
+    let mut out = String::new();
+    GRAPH.write_mermaid(&mut out, Detail::Declared).unwrap();
+    // Deps are thin arrows, data thick and labelled with the signal; an
+    // `extern` side is an `outside` node; the pool is one end.
+    assert_eq!(
+        out,
+        r#"flowchart TD
+    n0["SENSOR<br/>Terminate"]
+    n1["ESTIMATOR<br/>Terminate"]
+    n2["CONTROL<br/>Terminate"]
+    subgraph p0["pool WORKER 1..=2"]
+        n3["WORKER[0]<br/>Terminate"]
+        n4["WORKER[1]<br/>OnDemand"]
+    end
+    n5["LOG<br/>Terminate"]
+    n0 --> n1
+    n1 --> n2
+    x0w(["outside"]):::outside
+    x0w ==>|"EDGES"| n0
+    n0 ==>|"SAMPLE"| n1
+    n0 ==>|"SAMPLE"| n5
+    n2 ==>|"SETPOINT"| n1
+    n1 ==>|"ESTIMATE"| n2
+    n2 ==>|"JOBS"| p0
+    x5r(["outside"]):::outside
+    p0 ==>|"STATUS"| x5r
+    n5 ==>|"STATUS"| x5r
+    classDef outside stroke-dasharray: 2 2,color:#555
+    classDef off stroke-dasharray: 4 4,color:#888
+"#
+    );
+    out.clear();
+    GRAPH.write_dot(&mut out, Detail::Declared).unwrap();
+    // Data arrows do not rank the layout: the ESTIMATOR/CONTROL cycle
+    // leaves the dependency picture as it is.
+    assert_eq!(
+        out,
+        r#"digraph supervisor {
+    compound=true;
+    node [shape=box, style=rounded];
+    n0 [label="SENSOR\nTerminate"];
+    n1 [label="ESTIMATOR\nTerminate"];
+    n2 [label="CONTROL\nTerminate"];
+    subgraph cluster_p0 {
+        label="pool WORKER 1..=2";
+        n3 [label="WORKER[0]\nTerminate"];
+        n4 [label="WORKER[1]\nOnDemand"];
+    }
+    n5 [label="LOG\nTerminate"];
+    n0 -> n1;
+    n1 -> n2;
+    x0w [label="outside", shape=plaintext, fontcolor=gray40];
+    x0w -> n0 [style=bold, color=blue, label="EDGES", constraint=false];
+    n0 -> n1 [style=bold, color=blue, label="SAMPLE", constraint=false];
+    n0 -> n5 [style=bold, color=blue, label="SAMPLE", constraint=false];
+    n2 -> n1 [style=bold, color=blue, label="SETPOINT", constraint=false];
+    n1 -> n2 [style=bold, color=blue, label="ESTIMATE", constraint=false];
+    n2 -> n3 [style=bold, color=blue, label="JOBS", constraint=false, lhead=cluster_p0];
+    x5r [label="outside", shape=plaintext, fontcolor=gray40];
+    n3 -> x5r [style=bold, color=blue, label="STATUS", constraint=false, ltail=cluster_p0];
+    n5 -> x5r [style=bold, color=blue, label="STATUS", constraint=false];
+}
+"#
+    );
+}
+
+/// A hand-built graph is not checked by the macro: a one-sided signal is
+/// drawn, marked red, so the picture still shows the gap.
+static LONELY: AtomicU32 = AtomicU32::new(0);
+static HAND_A: TaskNode = TaskNode::new(&NodeSpec::new("A", Mode::Terminate).at(0));
+static HAND: Graph<1> = Graph::new([Some(&HAND_A)], [&[]]).with_dataflow(&[Flow::new(
+    "crate::LONELY",
+    &LONELY,
+    &[],
+    &[0],
+)]);
+
+#[test]
+fn pictures_mark_a_one_sided_signal() {
+    let mut out = String::new();
+    HAND.write_mermaid(&mut out, Detail::Declared).unwrap();
+    assert_eq!(
+        out,
+        r#"flowchart TD
+    n0["A<br/>Terminate"]
+    u0w(["no writer"]):::oneside
+    u0w -.->|"LONELY"| n0
+    classDef oneside stroke:#c00,color:#c00
+    classDef off stroke-dasharray: 4 4,color:#888
+"#
+    );
+    out.clear();
+    HAND.write_dot(&mut out, Detail::Declared).unwrap();
+    assert!(out.contains(
+        "    u0w [label=\"no writer\", shape=plaintext, fontcolor=red];\n    \
+         u0w -> n0 [style=dashed, color=red, label=\"LONELY\", constraint=false];\n"
+    ));
+    assert_eq!(names(HAND.readers_of(&LONELY)), ["A"]);
 }
