@@ -29,6 +29,19 @@ pub struct Model {
     pub flows: Vec<Flow>,
 }
 
+/// A `derived` node's lists, to check against its task fn's
+/// `#[derive_dataflow]` table at compile time.
+pub struct DerivedCheck {
+    /// The `derived` keyword.
+    pub span: Span,
+    /// The path of the table the attribute emitted beside the task fn.
+    pub table: syn::Path,
+    pub task: String,
+    /// Each listed signal's last segment, the entry's span, and whether it
+    /// is a write.
+    pub listed: Vec<(String, Span, bool)>,
+}
+
 /// One signal of the dataflow, checked: its writer and reader slots (a
 /// pool's entry covers every member), and whether a side is outside.
 pub struct Flow {
@@ -109,6 +122,8 @@ pub struct Unit {
     pub restart: Option<RestartModel>,
     /// `ready_on_write` (features `dataflow` + `readiness`).
     pub ready_on_write: bool,
+    /// `derived`: the lists are checked against the task fn's table.
+    pub derived: Option<DerivedCheck>,
     pub deps: Vec<DepRef>,
 }
 

@@ -81,6 +81,9 @@ pub enum ClauseValue {
     Writes(Vec<FlowEntry>),
     /// `ready_on_write` (features `dataflow` + `readiness`).
     ReadyOnWrite,
+    /// `derived` (feature `dataflow`): check the lists against the task
+    /// fn's `#[derive_dataflow]` table.
+    Derived,
 }
 
 /// One entry of `reads:` / `writes:`: a signal static's path and the
@@ -105,6 +108,9 @@ pub struct Resource {
 }
 
 const MARKERS: [&str; 3] = ["local", "consume", "shared"];
+
+/// The clauses that are one word, with no `:` and value.
+const FLAG_CLAUSES: [&str; 4] = ["cancel", "disabled", "ready_on_write", "derived"];
 
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -235,7 +241,7 @@ impl Parse for Clause {
         let attrs = input.call(Attribute::parse_outer)?;
         let keyword = input.call(Ident::parse_any)?;
         let kw = keyword.to_string();
-        let flag = matches!(kw.as_str(), "cancel" | "disabled" | "ready_on_write");
+        let flag = FLAG_CLAUSES.contains(&kw.as_str());
         if !flag {
             input
                 .parse::<Token![:]>()
@@ -290,7 +296,7 @@ impl Parse for Clause {
                 }
             }
             "restart" | "backoff" | "restart_budget" => restart_clause(input, &kw)?,
-            "reads" | "writes" | "ready_on_write" => flow_clause(input, &kw)?,
+            "reads" | "writes" | "ready_on_write" | "derived" => flow_clause(input, &kw)?,
             "min" => ClauseValue::Min(input.parse()?),
             "max" => ClauseValue::Max(input.parse()?),
             _ => {
@@ -300,7 +306,7 @@ impl Parse for Clause {
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
                          resources, provides, exit, state, cancel, slot_timeout, beat_timeout, \
                          ack_timeout, executor, disabled, enabled_if, restart, backoff, \
-                         restart_budget, reads, writes, ready_on_write (pools: policy, min, max)"
+                         restart_budget, reads, writes, ready_on_write, derived (pools: policy, min, max)"
                     ),
                 ));
             }
@@ -438,6 +444,7 @@ fn flow_clause(input: ParseStream, kw: &str) -> syn::Result<ClauseValue> {
     Ok(match kw {
         "reads" => ClauseValue::Reads(flow_entries(input)?),
         "writes" => ClauseValue::Writes(flow_entries(input)?),
+        "derived" => ClauseValue::Derived,
         _ => ClauseValue::ReadyOnWrite,
     })
 }

@@ -24,9 +24,11 @@
 //! [`TaskNode::writer`]: crate::TaskNode::writer
 
 mod access;
+mod derived;
 mod publish;
 mod queries;
 
 pub use crate::flow::Flow;
+pub use derived::{Derived, DerivedAccess};
 pub use publish::Publish;
 pub use queries::Affected;

@@ -104,6 +104,10 @@ pub use pool::{
 #[cfg(all(feature = "log", not(target_os = "none")))]
 pub use stderr_log::log_to_stderr;
 
+/// Derive a task fn's dataflow from the accesses its body makes through its
+/// node, for a graph's `derived` clause to check the node's lists against.
+#[cfg(all(feature = "macros", feature = "dataflow"))]
+pub use embassy_supervisor_macros::derive_dataflow;
 #[cfg(feature = "macros")]
 pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervisor_graph};
 

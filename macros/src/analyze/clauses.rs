@@ -53,6 +53,8 @@ pub(super) struct Clauses<'a> {
     pub writes: Option<(Span, &'a [FlowEntry])>,
     /// `ready_on_write` (keyword span).
     pub ready_on_write: Option<Span>,
+    /// `derived` (keyword span).
+    pub derived: Option<Span>,
 }
 
 impl Clauses<'_> {
@@ -158,6 +160,7 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::Reads(v) => c.reads = Some((sp, v.as_slice())),
             ClauseValue::Writes(v) => c.writes = Some((sp, v.as_slice())),
             ClauseValue::ReadyOnWrite => c.ready_on_write = Some(sp),
+            ClauseValue::Derived => c.derived = Some(sp),
         }
     }
     c

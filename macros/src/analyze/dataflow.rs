@@ -16,7 +16,7 @@ use syn::Ident;
 
 use super::clauses::Clauses;
 use super::{Errors, Site, first_span};
-use crate::model::{Cfg, Flow};
+use crate::model::{Cfg, DerivedCheck, Flow};
 use crate::parse::FlowEntry;
 
 /// One checked `reads:` / `writes:` entry of one declaration.
@@ -36,37 +36,44 @@ pub(super) struct Access {
     span: Span,
 }
 
+/// What one declaration's dataflow clauses leave for the graph.
+pub(super) struct UnitFlows {
+    pub accesses: Vec<Access>,
+    pub ready_on_write: bool,
+    pub derived: Option<DerivedCheck>,
+}
+
 /// The dataflow clauses of one declaration: the feature, each entry's
-/// markers, no signal twice in one list, and `ready_on_write`'s needs.
-/// Returns the entries and whether the node is `ready_on_write`.
+/// markers, no signal twice in one list, `ready_on_write`'s needs, and
+/// `derived`'s task fn.
 ///
 /// Pinned by: `no_dataflow/reads_without_feature`,
 /// `dataflow/unknown_flow_marker`, `dataflow/shared_on_read`,
 /// `dataflow/flow_listed_twice`, `dataflow/cfg_on_flow_entry`,
 /// `dataflow/ready_on_write_without_writes`,
 /// `dataflow/no_readiness/ready_on_write_without_readiness`.
-pub(super) fn check(
-    site: &Site,
-    c: &Clauses,
-    readiness: bool,
-    errors: &mut Errors,
-) -> (Vec<Access>, bool) {
+pub(super) fn check(site: &Site, c: &Clauses, readiness: bool, errors: &mut Errors) -> UnitFlows {
     let clauses = [(c.reads, false), (c.writes, true)];
     if !crate::dataflow_feature() {
         let first = clauses
             .iter()
             .filter_map(|(cl, _)| cl.map(|(sp, _)| sp))
             .chain(c.ready_on_write)
+            .chain(c.derived)
             .next();
         if let Some(sp) = first {
             site.err(
                 errors,
                 sp,
-                "`reads:`, `writes:` and `ready_on_write` need the `dataflow` feature of \
-                 embassy-supervisor: enable it, or drop the clause",
+                "`reads:`, `writes:`, `ready_on_write` and `derived` need the `dataflow` \
+                 feature of embassy-supervisor: enable it, or drop the clause",
             );
         }
-        return (Vec::new(), false);
+        return UnitFlows {
+            accesses: Vec::new(),
+            ready_on_write: false,
+            derived: None,
+        };
     }
     let mut out = Vec::new();
     for (clause, write) in clauses {
@@ -90,8 +97,60 @@ pub(super) fn check(
             out.push(access);
         }
     }
-    let ready = check_ready_on_write(site, c, readiness, errors);
-    (out, ready)
+    let ready_on_write = check_ready_on_write(site, c, readiness, errors);
+    let derived = check_derived(site, c, &out, errors);
+    UnitFlows {
+        accesses: out,
+        ready_on_write,
+        derived,
+    }
+}
+
+/// `derived` names the table `#[derive_dataflow]` emitted beside the
+/// `task:` fn, so it needs a `task:` path.
+///
+/// Pinned by: `dataflow/derived_without_task`.
+fn check_derived(
+    site: &Site,
+    c: &Clauses,
+    accesses: &[Access],
+    errors: &mut Errors,
+) -> Option<DerivedCheck> {
+    let sp = c.derived?;
+    let task_path = c.task.and_then(|(_, e)| match e {
+        syn::Expr::Path(p) => Some(p.path.clone()),
+        syn::Expr::Call(call) => match &*call.func {
+            syn::Expr::Path(p) => Some(p.path.clone()),
+            _ => None,
+        },
+        _ => None,
+    });
+    let Some(mut table) = task_path else {
+        site.err(
+            errors,
+            sp,
+            format!(
+                "`derived` on `{}` checks its `reads:` / `writes:` against the table \
+                 `#[derive_dataflow]` emits beside its task fn: give it `task: path::to::fn` \
+                 (and the attribute on that fn), or drop `derived`",
+                site.decl.name
+            ),
+        );
+        return None;
+    };
+    let last = table.segments.last_mut()?;
+    let task = last.ident.to_string();
+    last.ident = crate::derive_dataflow::table_name(&last.ident);
+    last.arguments = syn::PathArguments::None;
+    Some(DerivedCheck {
+        span: sp,
+        table,
+        task,
+        listed: accesses
+            .iter()
+            .map(|a| (short(&a.key).to_string(), a.span, a.write))
+            .collect(),
+    })
 }
 
 /// One entry: no attribute, known markers, each once, `shared` on writes only.

@@ -14,7 +14,7 @@
 //!   pool             policy, min, max                   (pools.rs)
 //!   restarts         restart:, backoff:, restart_budget: (restarts.rs)
 //!   deps             names to slots, `ready`            (deps.rs)
-//!   dataflow         reads:, writes:, ready_on_write    (dataflow.rs)
+//!   dataflow         reads:, writes:, ready_on_write, derived (dataflow.rs)
 //! check_provides     `provides:` names shared slots     (resources.rs)
 //! check_graph        one writer, both sides             (dataflow.rs)
 //! check_cycles       only on an otherwise valid graph   (deps.rs)
@@ -178,8 +178,8 @@ fn check_declaration(
     let pool = pools::check(site, &c, errors);
     let restart = restarts::check(site, &c, declared, errors);
     let deps = deps::resolve(site, &c, declared, readiness, wide, errors);
-    let (accesses, ready_on_write) = dataflow::check(site, &c, readiness, errors);
-    wide.accesses.extend(accesses);
+    let flows = dataflow::check(site, &c, readiness, errors);
+    wide.accesses.extend(flows.accesses);
     let d = site.decl;
     Unit {
         name: d.name.clone(),
@@ -201,7 +201,8 @@ fn check_declaration(
         disabled: c.disabled,
         enabled_if: c.enabled_if.map(|(_, e, cfg)| (e.clone(), cfg)),
         restart,
-        ready_on_write,
+        ready_on_write: flows.ready_on_write,
+        derived: flows.derived,
         deps,
     }
 }

@@ -4,6 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::LitBool;
 use syn::LitStr;
 
 use super::rt;
@@ -46,5 +47,52 @@ pub(super) fn spec_ready_on_write(u: &Unit) -> TokenStream {
         quote!(.with_ready_on_write())
     } else {
         TokenStream::new()
+    }
+}
+
+/// A `derived` unit's compile-time check: every signal its task fn's body
+/// reads or writes through its node is in its lists (the attribute's
+/// message names the one that is not), and every listed signal is one the
+/// body reaches (this entry's message, spanned on the entry).
+pub(super) fn derived_check(u: &Unit) -> TokenStream {
+    let Some(d) = &u.derived else {
+        return TokenStream::new();
+    };
+    let rt = rt();
+    let (cfg, table) = (u.cfg.attr(), &d.table);
+    let side = |write: bool| -> Vec<LitStr> {
+        d.listed
+            .iter()
+            .filter(|(_, _, w)| *w == write)
+            .map(|(name, sp, _)| LitStr::new(name, *sp))
+            .collect()
+    };
+    let (reads, writes) = (side(false), side(true));
+    let listed = d.listed.iter().map(|(name, sp, write)| {
+        let (clause, how) = if *write {
+            (
+                "writes",
+                format!("`node.publish(&{name}, ..)` or `node.writer(&{name})`"),
+            )
+        } else {
+            ("reads", format!("`node.reader(&{name})`"))
+        };
+        let msg = format!(
+            "`{}` lists `{name}` in `{clause}:`, but its task `{}` does not reach it through \
+             its node ({how}): remove it from `{clause}:`, or make the access through the node",
+            u.name, d.task
+        );
+        let (name, write) = (LitStr::new(name, *sp), LitBool::new(*write, *sp));
+        quote_spanned!(*sp=> ::core::assert!(__es_table.has(#write, #name), #msg);)
+    });
+    let table_ref = quote_spanned!(d.span=> &#table);
+    let check = quote_spanned!(d.span=> __es_table.check_listed(&[#(#reads),*], &[#(#writes),*]););
+    quote! {
+        #cfg
+        const _: () = {
+            let __es_table: &#rt::dataflow::Derived = #table_ref;
+            #check
+            #(#listed)*
+        };
     }
 }
