@@ -100,8 +100,8 @@ step "host tests (trace, then trace-nested)"
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
 step "the demo (README's first command), then with its trace table and the wedge injected"
-cargo run -q -p embassy-supervisor --example demo --features control,pool,controller >/dev/null
-cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,trace,fault-inject >/dev/null
+cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,dataflow >/dev/null
+cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,dataflow,trace,fault-inject >/dev/null
 
 for target in thumbv6m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
     step "library for $target"

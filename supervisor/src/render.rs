@@ -281,6 +281,8 @@ impl<const N: usize> Graph<N> {
                 cols.out.write_str(" (ready)")?;
             }
         }
+        #[cfg(feature = "dataflow")]
+        self.write_row_flows(cols, i)?;
         let members = match pool {
             Some(p) => {
                 let (min, max) = self.pool_bounds(p);

@@ -234,3 +234,19 @@ fn pictures_mark_a_one_sided_signal() {
     ));
     assert_eq!(names(HAND.readers_of(&LONELY)), ["A"]);
 }
+
+#[test]
+fn the_layer_table_lists_each_rows_signals() {
+    let mut out = String::new();
+    GRAPH.write_layers(&mut out, Detail::Declared).unwrap();
+    assert_eq!(
+        out,
+        "\
+layer 0  SENSOR        Terminate  writes SAMPLE  reads EDGES
+         WORKER[0..2]  Terminate  writes STATUS  reads JOBS  pool 1..=2, members 1..2 OnDemand
+         LOG           Terminate  writes STATUS  reads SAMPLE
+layer 1  ESTIMATOR     Terminate  after SENSOR  writes ESTIMATE  reads SAMPLE, SETPOINT
+layer 2  CONTROL       Terminate  after ESTIMATOR  writes SETPOINT, JOBS  reads ESTIMATE
+"
+    );
+}

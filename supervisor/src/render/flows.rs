@@ -7,7 +7,7 @@
 
 use core::fmt::{self, Write};
 
-use super::{End, Flavor, escaped};
+use super::{Columns, End, Flavor, escaped};
 use crate::Graph;
 use crate::flow::Flow;
 
@@ -135,6 +135,37 @@ impl<const N: usize> Graph<N> {
             }
             out.write_str("];\n")
         })
+    }
+
+    /// A layer row's dataflow columns: `writes A, B` and `reads C` (a pool's
+    /// row is its first member's, whose entries every member shares).
+    pub(super) fn write_row_flows<W: Write>(
+        &self,
+        cols: &mut Columns<'_, W>,
+        i: usize,
+    ) -> fmt::Result {
+        for (verb, write) in [("writes", true), ("reads", false)] {
+            let mut any = false;
+            for flow in self.flows {
+                let on_side = if write {
+                    flow.is_written_by(i)
+                } else {
+                    flow.is_read_by(i)
+                };
+                if !on_side {
+                    continue;
+                }
+                if any {
+                    cols.out.write_str(", ")?;
+                } else {
+                    cols.column()?;
+                    write!(cols.out, "{verb} ")?;
+                    any = true;
+                }
+                cols.out.write_str(flow.short_name())?;
+            }
+        }
+        Ok(())
     }
 
     /// Every data arrow once: per signal, its extra nodes, then each writer
