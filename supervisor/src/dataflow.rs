@@ -20,6 +20,12 @@
 //! [`TaskNode::writer`]) is the node's heartbeat (feature `liveness`) and,
 //! on a `ready_on_write` node, its readiness (feature `readiness`).
 //!
+//! [`Graph::with_dataflow`]: crate::Graph::with_dataflow
+//! [`Graph::writers_of`]: crate::Graph::writers_of
+//! [`Graph::readers_of`]: crate::Graph::readers_of
+//! [`Graph::reads_of`]: crate::Graph::reads_of
+//! [`Graph::writes_of`]: crate::Graph::writes_of
+//! [`Graph::affected_by`]: crate::Graph::affected_by
 //! [`TaskNode::publish`]: crate::TaskNode::publish
 //! [`TaskNode::writer`]: crate::TaskNode::writer
 

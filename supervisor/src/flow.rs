@@ -90,3 +90,7 @@ impl Flow {
         self.readers.iter().any(|&r| usize::from(r) == slot)
     }
 }
+
+// The README and bench/notes.md quote this size.
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(core::mem::size_of::<Flow>() == 36);
