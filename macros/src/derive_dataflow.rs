@@ -70,6 +70,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 }
 
 /// The fn's `TaskNode` parameter (the first whose type names `TaskNode`).
+///
+/// Pinned by: `dataflow/derive_dataflow_without_node`.
 fn node_param(f: &ItemFn) -> syn::Result<Ident> {
     for input in &f.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
@@ -90,6 +92,8 @@ fn node_param(f: &ItemFn) -> syn::Result<Ident> {
 }
 
 /// Every `node.verb(&PATH ..)` in `tokens`, at any depth.
+///
+/// Pinned by: `dataflow/derive_dataflow_runtime_signal`.
 fn scan(tokens: TokenStream, node: &Ident, found: &mut Vec<Found>, errors: &mut Vec<syn::Error>) {
     let tts: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tt) in tts.iter().enumerate() {
@@ -151,6 +155,8 @@ fn signal_path(args: TokenStream) -> Option<syn::Path> {
 
 /// The `DerivedAccess` entries per direction, each signal once; two paths
 /// with the same last segment are refused (the graph matches by it).
+///
+/// Pinned by: `dataflow/derive_dataflow_two_spellings`.
 fn tables(task: &Ident, found: &[Found]) -> syn::Result<(Vec<TokenStream>, Vec<TokenStream>)> {
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
     let mut seen: Vec<&Found> = Vec::new();

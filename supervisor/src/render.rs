@@ -7,7 +7,9 @@
 //! with their `min..=max` bounds, dependencies as arrows from the dependency
 //! to its dependent (a `ready` dependency drawn dashed and labelled),
 //! `disabled` and detached nodes marked, and with [`Detail::WithState`] each
-//! node's current state.
+//! node's current state. With feature `dataflow`, the graph's signals too
+//! (`render/flows.rs`): thick labelled arrows from writer to reader, and
+//! `writes` / `reads` columns in the layer table.
 
 use core::fmt::{self, Write};
 

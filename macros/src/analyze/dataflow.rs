@@ -1,4 +1,4 @@
-//! `reads:` / `writes:` / `ready_on_write` (feature `dataflow`): each entry
+//! `reads:` / `writes:` / `ready_on_write` / `derived` (feature `dataflow`): each entry
 //! names a signal static; across the graph, a signal has one writer unless
 //! every writer's entry says `shared`, and it has both a writer and a reader
 //! unless the missing side is marked `extern` (outside the graph). A cycle
@@ -8,7 +8,7 @@
 //! not addresses), so two spellings of one name are refused rather than
 //! guessed at.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -48,10 +48,10 @@ pub(super) struct UnitFlows {
 /// `derived`'s task fn.
 ///
 /// Pinned by: `no_dataflow/reads_without_feature`,
-/// `dataflow/unknown_flow_marker`, `dataflow/shared_on_read`,
+/// `dataflow/unknown_flow_marker`, `dataflow/repeated_flow_marker`, `dataflow/shared_on_read`,
 /// `dataflow/flow_listed_twice`, `dataflow/cfg_on_flow_entry`,
 /// `dataflow/ready_on_write_without_writes`,
-/// `dataflow/no_readiness/ready_on_write_without_readiness`.
+/// `dataflow_no_readiness/ready_on_write_without_readiness`.
 pub(super) fn check(site: &Site, c: &Clauses, readiness: bool, errors: &mut Errors) -> UnitFlows {
     let clauses = [(c.reads, false), (c.writes, true)];
     if !crate::dataflow_feature() {
@@ -78,10 +78,10 @@ pub(super) fn check(site: &Site, c: &Clauses, readiness: bool, errors: &mut Erro
     let mut out = Vec::new();
     for (clause, write) in clauses {
         let Some((_, entries)) = clause else { continue };
-        let mut listed: HashMap<String, ()> = HashMap::new();
+        let mut listed: HashSet<String> = HashSet::new();
         for e in entries {
             let access = entry(site, e, write, errors);
-            if listed.insert(access.key.clone(), ()).is_some() {
+            if !listed.insert(access.key.clone()) {
                 site.err(
                     errors,
                     access.span,
@@ -195,7 +195,11 @@ fn entry(site: &Site, e: &FlowEntry, write: bool, errors: &mut Errors) -> Access
             }
         };
         if slot.is_some() {
-            site.err(errors, m.span(), format!("`{m}` given twice on `{key}`"));
+            site.err(
+                errors,
+                m.span(),
+                format!("`{m}` given twice on `{key}`: give each marker once"),
+            );
         }
         *slot = Some(m.span());
     }

@@ -11,8 +11,13 @@ use super::rt;
 use crate::model::{Cfg, Model, Unit};
 
 /// `.with_dataflow(&[..])` on the graph, or nothing. Each signal is named
-/// by the user's path, so a missing static is rustc's error on that path;
-/// an entry is compiled if any item that mentions the signal is.
+/// by the user's path, so a missing static is rustc's error on that path
+/// (and a non-`Sync` one rustc's bound error there; a zero-sized one fails
+/// `Flow::new`'s const assertion); an entry is compiled if any item that
+/// mentions the signal is.
+///
+/// Pinned by: `dataflow/unknown_signal`, `dataflow/signal_not_sync`,
+/// `dataflow/zero_sized_signal`.
 pub(super) fn with_dataflow(m: &Model) -> TokenStream {
     if m.flows.is_empty() {
         return TokenStream::new();
@@ -54,6 +59,9 @@ pub(super) fn spec_ready_on_write(u: &Unit) -> TokenStream {
 /// reads or writes through its node is in its lists (the attribute's
 /// message names the one that is not), and every listed signal is one the
 /// body reaches (this entry's message, spanned on the entry).
+///
+/// Pinned by: `dataflow/derived_unlisted_write`,
+/// `dataflow/derived_listed_not_accessed`, `dataflow/derived_without_attribute`.
 pub(super) fn derived_check(u: &Unit) -> TokenStream {
     let Some(d) = &u.derived else {
         return TokenStream::new();
