@@ -91,11 +91,15 @@ step "host tests (no default features)"
 cargo test -p embassy-supervisor --no-default-features --lib --tests
 step "compile-fail rules of features that are off (pool, readiness, ...)"
 cargo test -p embassy-supervisor --no-default-features --features macros --test compile_fail
+# `dataflow` without `readiness`: `ready_on_write` is refused (tests/ui/dataflow_no_readiness).
+cargo test -p embassy-supervisor --no-default-features --features macros,dataflow --test compile_fail
 step "host tests (all host features)"
 cargo test -p embassy-supervisor --features "$HOST_FEATURES"
 step "fault injection: the test kit acting it out, the shells' expansion under the feature"
 cargo test -p embassy-supervisor-testkit --features fault-inject
 cargo test -p embassy-supervisor-macros --features fault-inject snapshot_fault_inject
+step "dataflow: the macro's expansion and fuzzing with the feature on"
+cargo test -p embassy-supervisor-macros --features dataflow
 step "host tests (trace, then trace-nested)"
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
