@@ -21,10 +21,28 @@ const VERBS: [(&str, bool); 3] = [("publish", true), ("writer", true), ("reader"
 /// One signal the body reaches through the node.
 struct Found {
     write: bool,
-    /// The path without spaces, and its last segment.
+    /// The path without spaces and without a leading `crate::` / `self::` /
+    /// `super::` (what the graph's check compares), and its last segment.
     key: String,
     name: String,
     span: Span,
+}
+
+/// A path as the derived check compares it: no spaces, no leading `::`,
+/// `crate::`, `$crate::`, `self::` or `super::` (the check matches one
+/// spelling against another's tail, so the anchor carries nothing).
+pub fn relative_key(path: &syn::Path) -> String {
+    let mut key = path.to_token_stream().to_string().replace(' ', "");
+    key = key.trim_start_matches("::").to_string();
+    loop {
+        let rest = ["crate::", "$crate::", "self::", "super::"]
+            .iter()
+            .find_map(|p| key.strip_prefix(p));
+        match rest {
+            Some(r) => key = r.to_string(),
+            None => return key,
+        }
+    }
 }
 
 /// The name of the const the attribute emits beside `task`.
@@ -118,7 +136,7 @@ fn scan(tokens: TokenStream, node: &Ident, found: &mut Vec<Found>, errors: &mut 
         };
         match signal_path(args.stream()) {
             Some(path) => {
-                let key = path.to_token_stream().to_string().replace(' ', "");
+                let key = relative_key(&path);
                 let name = key.rsplit("::").next().unwrap_or(&key).to_string();
                 found.push(Found {
                     write,
@@ -154,7 +172,8 @@ fn signal_path(args: TokenStream) -> Option<syn::Path> {
 }
 
 /// The `DerivedAccess` entries per direction, each signal once; two paths
-/// with the same last segment are refused (the graph matches by it).
+/// with the same last segment are refused here, first: a graph refuses two
+/// spellings ending alike, so no node's lists could hold both.
 ///
 /// Pinned by: `dataflow/derive_dataflow_two_spellings`.
 fn tables(task: &Ident, found: &[Found]) -> syn::Result<(Vec<TokenStream>, Vec<TokenStream>)> {
@@ -165,9 +184,9 @@ fn tables(task: &Ident, found: &[Found]) -> syn::Result<(Vec<TokenStream>, Vec<T
             return Err(syn::Error::new(
                 f.span,
                 format!(
-                    "`{}` and `{}` end in the same name: the graph matches a derived signal \
-                     by its last segment, so spell one signal one way in `{task}`, and give \
-                     two statics two names",
+                    "`{}` and `{}` end in the same name: spell one signal one way in \
+                     `{task}` (the graph's check compares spellings, not addresses), and \
+                     give two statics two names",
                     f.key, other.key
                 ),
             ));
@@ -182,12 +201,12 @@ fn tables(task: &Ident, found: &[Found]) -> syn::Result<(Vec<TokenStream>, Vec<T
             (&mut reads, "reads")
         };
         let verb = if f.write { "writes" } else { "reads" };
-        let name = LitStr::new(&f.name, f.span);
+        let name = LitStr::new(&f.key, f.span);
         let unlisted = LitStr::new(
             &format!(
                 "`{task}` {verb} `{}` through its node, but the `{clause}:` of the `derived` \
                  node running it does not list it: add `{}` to `{clause}:`, or stop the access",
-                f.name, f.name
+                f.key, f.key
             ),
             f.span,
         );

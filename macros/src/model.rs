@@ -37,8 +37,8 @@ pub struct DerivedCheck {
     /// The path of the table the attribute emitted beside the task fn.
     pub table: syn::Path,
     pub task: String,
-    /// Each listed signal's last segment, the entry's span, and whether it
-    /// is a write.
+    /// Each listed signal's path (as `derive_dataflow::relative_key` spells
+    /// it), the entry's span, and whether it is a write.
     pub listed: Vec<(String, Span, bool)>,
 }
 

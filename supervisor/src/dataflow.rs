@@ -35,6 +35,6 @@ mod publish;
 mod queries;
 
 pub use crate::flow::Flow;
-pub use derived::{Derived, DerivedAccess};
+pub use derived::{Derived, DerivedAccess, same_signal};
 pub use publish::Publish;
 pub use queries::Affected;

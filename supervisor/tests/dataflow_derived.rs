@@ -68,8 +68,18 @@ fn the_attribute_lists_what_the_body_does() {
     };
     assert_eq!(names(t.reads), ["EDGES"]);
     assert_eq!(names(t.writes), ["SAMPLE"]);
-    assert_eq!(names(__DATAFLOW_OF_report.reads), ["SAMPLE"]);
+    // A path keeps its module (without a leading `crate::`): the graph's
+    // check matches one spelling against the other's tail.
+    assert_eq!(names(__DATAFLOW_OF_report.reads), ["sensing::SAMPLE"]);
     assert!(__DATAFLOW_OF_report.writes.is_empty());
+    use embassy_supervisor::dataflow::same_signal;
+    assert!(same_signal("SAMPLE", "sensing::SAMPLE"));
+    assert!(same_signal("sensing::SAMPLE", "sensing::SAMPLE"));
+    assert!(
+        !same_signal("a::STATE", "b::STATE"),
+        "more than the last segment"
+    );
+    assert!(!same_signal("AMPLE", "SAMPLE"), "a tail at a `::` only");
     // The graph's tables are the checked lists.
     let writers: Vec<_> = GRAPH.writers_of(&sensing::SAMPLE).map(|n| n.name).collect();
     assert_eq!(writers, ["SENSOR"]);

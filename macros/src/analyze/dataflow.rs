@@ -148,7 +148,13 @@ fn check_derived(
         task,
         listed: accesses
             .iter()
-            .map(|a| (short(&a.key).to_string(), a.span, a.write))
+            .map(|a| {
+                (
+                    crate::derive_dataflow::relative_key(&a.path),
+                    a.span,
+                    a.write,
+                )
+            })
             .collect(),
     })
 }
