@@ -271,7 +271,8 @@ fn check_ready_on_write(site: &Site, c: &Clauses, readiness: bool, errors: &mut 
 
 /// The graph-wide rules over every entry, and the flow table they leave.
 ///
-/// Pinned by: `dataflow/two_writers`, `dataflow/shared_single_writer`,
+/// Pinned by: `dataflow/two_writers`, `dataflow_pool/pool_writer_not_shared`,
+/// `dataflow/shared_single_writer`,
 /// `dataflow/read_without_writer`, `dataflow/written_without_reader`,
 /// `dataflow/extern_with_writer`, `dataflow/extern_with_reader`,
 /// `dataflow/two_spellings`.
@@ -333,10 +334,14 @@ fn short(key: &str) -> &str {
     key.rsplit("::").next().unwrap_or(key)
 }
 
-/// One writer, or every writer's entry `shared`; `shared` on a sole writer
-/// says something the graph does not have.
+/// One writing node, or every writer's entry `shared`; `shared` on a sole
+/// writer says something the graph does not have. A pool of K members is K
+/// writers (its members run at once), so a pool's write needs `shared`
+/// unless the pool has one member.
 fn check_writers(key: &str, writers: &[&Access], errors: &mut Errors) {
-    if let [only] = writers {
+    let nodes: usize = writers.iter().map(|w| w.members).sum();
+    if nodes == 1 {
+        let only = writers[0];
         if let Some(sp) = only.shared {
             errors.push(
                 sp,
@@ -350,20 +355,21 @@ fn check_writers(key: &str, writers: &[&Access], errors: &mut Errors) {
         }
         return;
     }
+    let all: Vec<String> = writers
+        .iter()
+        .map(|w| match w.members {
+            1 => format!("`{}`", w.unit),
+            k => format!("pool `{}` ({k} members)", w.unit),
+        })
+        .collect();
     for w in writers.iter().filter(|w| w.shared.is_none()) {
-        let others: Vec<String> = writers
-            .iter()
-            .filter(|o| o.unit != w.unit)
-            .map(|o| format!("`{}`", o.unit))
-            .collect();
         errors.push(
             w.span,
             &w.origin,
             format!(
-                "`{key}` is also written by {}: if several writers are meant, mark each \
-                 writer's entry `shared` (`writes: [{key} shared]`); otherwise remove the \
-                 extra write",
-                others.join(", ")
+                "`{key}` has several writers ({}): if that is meant, mark each writer's \
+                 entry `shared` (`writes: [{key} shared]`); otherwise remove the extra write",
+                all.join(", ")
             ),
         );
     }
