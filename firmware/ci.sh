@@ -43,6 +43,8 @@ for entry in "${boards[@]}"; do
   cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,suite" --bin resident || failed+=("$board (resident)")
   # A supervisor typed with its graph's uses (no gate, no Pause code).
   cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,suite" --bin uses || failed+=("$board (uses)")
+  # Dataflow: writes through the node as beats and readiness, derived tables.
+  cargo run --locked --quiet --release --target "$target" --features "$board,panic-message,dataflow" --bin dataflow || failed+=("$board (dataflow)")
 done
 # The dual-core an521 (both cores running): plain and with trace-nested (the
 # plain trace build's checks are covered by the other boards), each running

@@ -21,7 +21,7 @@ fi
 # Every feature that links on the host (`defmt` needs a target logger; the
 # `trace` family needs hook symbols, so its test runs on its own below).
 HOST_FEATURES="control,pool,macros,readiness,liveness,local-resources,heap-state"
-for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log restart fault-inject; do
+for f in controller events metadata-names enabled-if breadcrumb lifecycle-sink log restart fault-inject dataflow; do
     grep -q "^$f = " supervisor/Cargo.toml && HOST_FEATURES="$HOST_FEATURES,$f"
 done
 
@@ -81,7 +81,7 @@ free_disk_if_short target/msrv
 step "each feature on its own"
 for f in control pool macros readiness liveness restart controller events enabled-if \
     trace trace-hooks trace-nested metadata-names trace-names breadcrumb lifecycle-sink log \
-    fault-inject; do
+    fault-inject dataflow; do
     cargo check -q -p embassy-supervisor --no-default-features --features "$f"
 done
 
@@ -91,17 +91,21 @@ step "host tests (no default features)"
 cargo test -p embassy-supervisor --no-default-features --lib --tests
 step "compile-fail rules of features that are off (pool, readiness, ...)"
 cargo test -p embassy-supervisor --no-default-features --features macros --test compile_fail
+# `dataflow` without `readiness`: `ready_on_write` is refused (tests/ui/dataflow_no_readiness).
+cargo test -p embassy-supervisor --no-default-features --features macros,dataflow --test compile_fail
 step "host tests (all host features)"
 cargo test -p embassy-supervisor --features "$HOST_FEATURES"
 step "fault injection: the test kit acting it out, the shells' expansion under the feature"
 cargo test -p embassy-supervisor-testkit --features fault-inject
 cargo test -p embassy-supervisor-macros --features fault-inject snapshot_fault_inject
+step "dataflow: the macro's expansion and fuzzing with the feature on"
+cargo test -p embassy-supervisor-macros --features dataflow
 step "host tests (trace, then trace-nested)"
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
 step "the demo (README's first command), then with its trace table and the wedge injected"
-cargo run -q -p embassy-supervisor --example demo --features control,pool,controller >/dev/null
-cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,trace,fault-inject >/dev/null
+cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,dataflow >/dev/null
+cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,dataflow,trace,fault-inject >/dev/null
 
 for target in thumbv6m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
     step "library for $target"

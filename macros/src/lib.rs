@@ -29,6 +29,7 @@ use syn::{Ident, LitStr, Token, braced, bracketed};
 
 mod analyze;
 mod codegen;
+mod derive_dataflow;
 mod model;
 mod parse;
 
@@ -45,6 +46,22 @@ pub fn supervisor_graph(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn supervisor_fragment(input: TokenStream) -> TokenStream {
     expand_fragment(input.into()).into()
+}
+
+/// Derive a task fn's dataflow from the accesses its body makes through its
+/// `TaskNode` parameter; a graph's `derived` clause checks the node's
+/// `reads:` / `writes:` against it.
+#[proc_macro_attribute]
+pub fn derive_dataflow(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item: TokenStream2 = item.into();
+    match derive_dataflow::expand(attr.into(), item.clone()) {
+        Ok(out) => out.into(),
+        // The fn stays as written, so the error is the only one.
+        Err(e) => {
+            let e = e.to_compile_error();
+            quote!(#item #e).into()
+        }
+    }
 }
 
 /// Compose fragments (and local items) into one graph.
@@ -67,6 +84,10 @@ fn readiness() -> bool {
 
 fn liveness() -> bool {
     cfg!(feature = "liveness")
+}
+
+fn dataflow_feature() -> bool {
+    cfg!(feature = "dataflow")
 }
 
 fn restart_feature() -> bool {

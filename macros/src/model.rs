@@ -24,6 +24,38 @@ pub struct Model {
     /// The first `state:` keyword, if any node or pool has one: the graph
     /// emits its fallible-boxing helper once, its `unsafe` spanned here.
     pub any_state: Option<Span>,
+    /// The graph's dataflow (feature `dataflow`): one entry per signal, in
+    /// first-mention order; empty when the graph declares none.
+    pub flows: Vec<Flow>,
+}
+
+/// A `derived` node's lists, to check against its task fn's
+/// `#[derive_dataflow]` table at compile time.
+pub struct DerivedCheck {
+    /// The `derived` keyword.
+    pub span: Span,
+    /// The path of the table the attribute emitted beside the task fn.
+    pub table: syn::Path,
+    pub task: String,
+    /// Each listed signal's path (as `derive_dataflow::relative_key` spells
+    /// it), the entry's span, and whether it is a write.
+    pub listed: Vec<(String, Span, bool)>,
+}
+
+/// One signal of the dataflow, checked: its writer and reader slots (a
+/// pool's entry covers every member), and whether a side is outside.
+pub struct Flow {
+    /// The path as the graph spells it (without spaces).
+    pub name: String,
+    pub path: syn::Path,
+    pub writers: Vec<usize>,
+    pub readers: Vec<usize>,
+    /// A read is marked `extern`: written outside the graph.
+    pub written_outside: bool,
+    /// A write is marked `extern`: read outside the graph.
+    pub read_outside: bool,
+    /// The `#[cfg]` of each declaring item: the entry is compiled if any is.
+    pub sites: Vec<Cfg>,
 }
 
 pub struct Executor {
@@ -88,6 +120,10 @@ pub struct Unit {
     pub enabled_if: Option<(Expr, Cfg)>,
     /// `restart:` / `backoff:` / `restart_budget:` (feature `restart`).
     pub restart: Option<RestartModel>,
+    /// `ready_on_write` (features `dataflow` + `readiness`).
+    pub ready_on_write: bool,
+    /// `derived`: the lists are checked against the task fn's table.
+    pub derived: Option<DerivedCheck>,
     pub deps: Vec<DepRef>,
 }
 

@@ -75,6 +75,23 @@ pub enum ClauseValue {
     Backoff(LitInt, LitInt),
     /// `restart_budget: R in T` (restarts, milliseconds).
     RestartBudget(LitInt, LitInt),
+    /// `reads: [PATH marker*, ..]` (feature `dataflow`).
+    Reads(Vec<FlowEntry>),
+    /// `writes: [PATH marker*, ..]` (feature `dataflow`).
+    Writes(Vec<FlowEntry>),
+    /// `ready_on_write` (features `dataflow` + `readiness`).
+    ReadyOnWrite,
+    /// `derived` (feature `dataflow`): check the lists against the task
+    /// fn's `#[derive_dataflow]` table.
+    Derived,
+}
+
+/// One entry of `reads:` / `writes:`: a signal static's path and the
+/// words after it (`shared`, `extern`; `analyze` judges them).
+pub struct FlowEntry {
+    pub attrs: Vec<Attribute>,
+    pub path: syn::Path,
+    pub markers: Vec<Ident>,
 }
 
 pub struct Dep {
@@ -91,6 +108,9 @@ pub struct Resource {
 }
 
 const MARKERS: [&str; 3] = ["local", "consume", "shared"];
+
+/// The clauses that are one word, with no `:` and value.
+const FLAG_CLAUSES: [&str; 4] = ["cancel", "disabled", "ready_on_write", "derived"];
 
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -221,7 +241,7 @@ impl Parse for Clause {
         let attrs = input.call(Attribute::parse_outer)?;
         let keyword = input.call(Ident::parse_any)?;
         let kw = keyword.to_string();
-        let flag = matches!(kw.as_str(), "cancel" | "disabled");
+        let flag = FLAG_CLAUSES.contains(&kw.as_str());
         if !flag {
             input
                 .parse::<Token![:]>()
@@ -276,6 +296,7 @@ impl Parse for Clause {
                 }
             }
             "restart" | "backoff" | "restart_budget" => restart_clause(input, &kw)?,
+            "reads" | "writes" | "ready_on_write" | "derived" => flow_clause(input, &kw)?,
             "min" => ClauseValue::Min(input.parse()?),
             "max" => ClauseValue::Max(input.parse()?),
             _ => {
@@ -285,7 +306,7 @@ impl Parse for Clause {
                         "unknown clause `{kw}`: expected one of deps, spawn, task, pool_size, \
                          resources, provides, exit, state, cancel, slot_timeout, beat_timeout, \
                          ack_timeout, executor, disabled, enabled_if, restart, backoff, \
-                         restart_budget (pools: policy, min, max)"
+                         restart_budget, reads, writes, ready_on_write, derived (pools: policy, min, max)"
                     ),
                 ));
             }
@@ -416,4 +437,48 @@ fn restart_clause(input: ParseStream, kw: &str) -> syn::Result<ClauseValue> {
             ClauseValue::RestartBudget(r, t)
         }
     })
+}
+
+/// The value of a `reads:`, `writes:` or `ready_on_write` clause.
+fn flow_clause(input: ParseStream, kw: &str) -> syn::Result<ClauseValue> {
+    Ok(match kw {
+        "reads" => ClauseValue::Reads(flow_entries(input)?),
+        "writes" => ClauseValue::Writes(flow_entries(input)?),
+        "derived" => ClauseValue::Derived,
+        _ => ClauseValue::ReadyOnWrite,
+    })
+}
+
+/// `[PATH marker*, ..]`: the entries of `reads:` / `writes:`.
+fn flow_entries(input: ParseStream) -> syn::Result<Vec<FlowEntry>> {
+    let content;
+    bracketed!(content in input);
+    let entries = Punctuated::<FlowEntry, Token![,]>::parse_terminated(&content)?;
+    Ok(entries.into_iter().collect())
+}
+
+impl Parse for FlowEntry {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let path = input.call(syn::Path::parse_mod_style).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the path of a signal static (`crate::signals::SAMPLE`)",
+            )
+        })?;
+        let mut markers = Vec::new();
+        while !input.is_empty() && !input.peek(Token![,]) {
+            markers.push(input.call(Ident::parse_any).map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "expected `,`, or a marker after the signal: `shared` or `extern`",
+                )
+            })?);
+        }
+        Ok(FlowEntry {
+            attrs,
+            path,
+            markers,
+        })
+    }
 }

@@ -46,6 +46,11 @@ const VOCAB: &[&str] = &[
     "local",
     "consume",
     "shared",
+    "reads",
+    "writes",
+    "ready_on_write",
+    "derived",
+    "extern",
     "Terminate",
     "Pause",
     "OnDemand",
@@ -168,6 +173,19 @@ fn seeds_expand_without_errors() {
 /// mutates it either way).
 const ENABLED_IF_SEED: &str = "node E = Terminate, task: w, enabled_if: crate::on, #[cfg(x)] disabled; node F = OnDemand, spawn: f, #[cfg(y)] enabled_if: g;";
 
+/// `reads:` / `writes:` / `derived`, valid only with the `dataflow`
+/// feature (the fuzz test mutates it either way).
+const DATAFLOW_SEED: &str = "node S = Terminate, task: s, reads: [crate::IRQ extern], writes: [crate::S], derived; pool P = [Terminate], task: p, reads: [crate::S, crate::T], policy: X::new(), min: 1, max: 1; node R = Terminate, task: r, writes: [crate::T shared]; node Q = Terminate, writes: [crate::T shared];";
+
+#[cfg(feature = "dataflow")]
+#[test]
+fn dataflow_expands_its_table_and_checks() {
+    let out = expand_graph(DATAFLOW_SEED.parse().unwrap()).to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(out.contains("with_dataflow"), "{out}");
+    assert!(out.contains("__DATAFLOW_OF_s"), "{out}");
+}
+
 #[cfg(feature = "enabled-if")]
 #[test]
 fn enabled_if_expands_gated_and_plain() {
@@ -198,7 +216,7 @@ fn fuzz_random_and_mutated_streams_never_panic() {
     let mut r = Rng(0x5eed_5eed_5eed_5eed);
     let seeds: Vec<TokenStream> = SEEDS
         .iter()
-        .chain([&ENABLED_IF_SEED])
+        .chain([&ENABLED_IF_SEED, &DATAFLOW_SEED])
         .map(|s| s.parse().unwrap())
         .collect();
     for case in 0..FUZZ_CASES {
@@ -479,4 +497,39 @@ mod snapshots {
             ),
         );
     }
+}
+
+/// `#[derive_dataflow]`'s scan: the verbs on the node parameter at any
+/// depth (a macro call's tokens too), each signal once per direction, and
+/// nothing on another receiver.
+#[test]
+fn derive_dataflow_finds_the_accesses_through_the_node() {
+    let item: TokenStream = r#"
+        pub async fn sensor(node: &'static TaskNode, map: &Map) {
+            let v = node.reader(&crate::IRQ).load(Relaxed);
+            select(async { node.publish(&SAMPLE, v) }, debug_log!(node.writer(&SAMPLE)));
+            let _ = map.publish(&OTHER, 1);
+            let _ = node.name;
+        }
+    "#
+    .parse()
+    .unwrap();
+    let out = crate::derive_dataflow::expand(TokenStream::new(), item)
+        .unwrap()
+        .to_string();
+    let table = &out[out
+        .find("__DATAFLOW_OF_sensor")
+        .expect("the table is emitted")..];
+    let reads = &table[table.find("reads").unwrap()..table.find("writes").unwrap()];
+    assert_eq!(reads.matches("DerivedAccess").count(), 1);
+    assert!(reads.contains("name : \"IRQ\""));
+    let writes = &table[table.find("writes").unwrap()..];
+    // `publish` and `writer` of SAMPLE: one entry; `map.publish` is no access.
+    assert_eq!(writes.matches("DerivedAccess").count(), 1);
+    assert!(writes.contains("name : \"SAMPLE\""));
+    assert!(!table.contains("OTHER"));
+    assert!(
+        out.starts_with("pub async fn sensor"),
+        "the fn is left as written"
+    );
 }

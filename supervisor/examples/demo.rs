@@ -1,11 +1,12 @@
 //! The showcase: one graph declared with `supervisor_graph!`, drawn from the
 //! graph itself, then a day in its life narrated one line per event: boot,
-//! a sensor paused and resumed in place, a worker pool growing under load and
+//! a sensor feeding the app its readings (its dataflow declared, derived from
+//! the two tasks' bodies and checked at compile time), paused and resumed in place, a worker pool growing under load and
 //! shrinking after its cooldown, a control command cascading, a controller
 //! job queue, a sleep/wake cycle, and a wedged worker coming back as a
 //! `NodeFault` that names it.
 //!
-//! Run: `cargo run -p embassy-supervisor --example demo --features control,pool,controller`
+//! Run: `cargo run -p embassy-supervisor --example demo --features control,pool,controller,dataflow`
 //! (add `,trace` for a CPU table per node at the end; add `,fault-inject` and
 //! the wedged worker is injected with `Fault::Wedge` instead of its own bug).
 //!
@@ -27,7 +28,8 @@ use embassy_futures::join::join4;
 use embassy_futures::select::{Either, select};
 use embassy_supervisor::controller::{Controller, ControllerSpec, JobTarget, TaskOutcome};
 use embassy_supervisor::{
-    ControlOp, DeferredShrink, Detail, Supervisor, TaskNode, request_control, supervisor_graph,
+    ControlOp, DeferredShrink, Detail, Supervisor, TaskNode, derive_dataflow, request_control,
+    supervisor_graph,
 };
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
@@ -39,9 +41,11 @@ supervisor_graph! {
     node POWER = Terminate, deps: [], task: service;
     node BUS = Terminate, deps: [POWER], task: service;
     node NET = Terminate, deps: [POWER], task: service;
-    // Paused, not stopped: it keeps its calibration across a pause.
-    node SENSOR = Pause, deps: [BUS], task: sensor;
-    node APP = Terminate, deps: [NET, SENSOR], task: service;
+    // Paused, not stopped: it keeps its calibration across a pause. It
+    // feeds APP its readings; `derived` checks both lists against the
+    // tasks' bodies (`#[derive_dataflow]` below).
+    node SENSOR = Pause, deps: [BUS], task: sensor, writes: [READING], derived;
+    node APP = Terminate, deps: [NET, SENSOR], task: report, reads: [READING], derived;
     // Request handlers: one always up, up to three under load.
     pool WORKER = [Terminate, OnDemand, OnDemand], deps: [APP], task: worker,
         policy: DeferredShrink = DeferredShrink::new(COOLDOWN), min: 1, max: 3;
@@ -98,18 +102,37 @@ fn crunch(rounds: u32) -> u32 {
 
 static SENSOR_INSTANCES: AtomicU32 = AtomicU32::new(0);
 static SAMPLES: AtomicU32 = AtomicU32::new(0);
+/// The sensor's latest reading, for APP (the graph's one data edge).
+static READING: Signal<CriticalSectionRawMutex, u32> = Signal::new();
+static REPORTS: AtomicU32 = AtomicU32::new(0);
 
-/// The `Pause` node: samples every 20 ms; on a stop it acks and parks, and
-/// the same instance (with its samples) carries on when resumed.
+/// The `Pause` node: samples every 20 ms and publishes each reading through
+/// its node; on a stop it acks and parks, and the same instance (with its
+/// samples) carries on when resumed.
+#[derive_dataflow]
 async fn sensor(node: &'static TaskNode) {
     SENSOR_INSTANCES.fetch_add(1, Ordering::SeqCst);
     loop {
         while node.run_cancellable(Timer::after(SAMPLE)).await.is_ok() {
-            crunch(1_000);
-            SAMPLES.fetch_add(1, Ordering::SeqCst);
+            let n = SAMPLES.fetch_add(1, Ordering::SeqCst) + 1;
+            node.publish(&READING, crunch(1_000) ^ n);
         }
         acked(node);
         node.wait_resume().await;
+    }
+}
+
+/// APP: reports each reading the sensor publishes, until asked to stop.
+#[derive_dataflow]
+async fn report(node: &'static TaskNode) {
+    let reports = async {
+        loop {
+            node.reader(&READING).wait().await;
+            REPORTS.fetch_add(1, Ordering::SeqCst);
+        }
+    };
+    if node.run_cancellable(reports).await.is_err() {
+        acked(node);
     }
 }
 
@@ -234,6 +257,16 @@ async fn scenario(s: Spawner) -> Result<(), String> {
         Some(t.elapsed()),
         &format!("boot: start() walked the dependency order: {}", up()),
     );
+    let readers: Vec<_> = GRAPH.readers_of(&READING).map(|n| n.name).collect();
+    let affected: Vec<_> = GRAPH.affected_by(&SENSOR).map(|n| n.name).collect();
+    line(
+        None,
+        &format!(
+            "dataflow: SENSOR writes READING for {}; if SENSOR cycles, affected: {}",
+            readers.join(", "),
+            affected.join(", ")
+        ),
+    );
     // From now on the driver applies control commands, scales the pool and
     // runs the controller, in the background.
     s.spawn(driver(s).map_err(|e| format!("driver: {e}"))?);
@@ -243,9 +276,12 @@ async fn scenario(s: Spawner) -> Result<(), String> {
     let t = WallInstant::now();
     SUP.stop_node(&SENSOR).await.map_err(|e| e.to_string())?;
     let kept = SAMPLES.load(Ordering::SeqCst);
+    let reported = REPORTS.load(Ordering::SeqCst);
     line(
         Some(t.elapsed()),
-        &format!("stop_node(SENSOR): paused after 100 ms and {kept} samples; APP keeps running"),
+        &format!(
+            "stop_node(SENSOR): paused after 100 ms and {kept} samples ({reported} reported by APP); APP keeps running"
+        ),
     );
     Timer::after(Duration::from_millis(50)).await;
     let t = WallInstant::now();

@@ -40,6 +40,10 @@ pub struct Graph<const N: usize> {
     /// `restart`): all the driver looks at for automatic restarts.
     #[cfg(feature = "restart")]
     pub restarts: &'static [u8],
+    /// The graph's dataflow (feature `dataflow`): one entry per signal, empty
+    /// unless declared ([`with_dataflow`](Self::with_dataflow)).
+    #[cfg(feature = "dataflow")]
+    pub(crate) flows: &'static [crate::flow::Flow],
     /// What the graph uses ([`uses`](crate::uses) bits): every bit unless
     /// `supervisor_graph!` declared it.
     uses: u8,
@@ -69,6 +73,8 @@ impl<const N: usize> Graph<N> {
             ready_deps: [&[]; N],
             #[cfg(feature = "restart")]
             restarts: &[],
+            #[cfg(feature = "dataflow")]
+            flows: &[],
             uses: crate::uses::ALL,
             declares_latches: declares_latches(&nodes),
         }

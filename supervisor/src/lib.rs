@@ -28,6 +28,8 @@ mod driver;
 mod enabled_if;
 mod error;
 mod fault;
+#[cfg(feature = "dataflow")]
+mod flow;
 mod graph;
 #[cfg(feature = "liveness")]
 mod health;
@@ -57,6 +59,8 @@ mod stderr_log;
 pub mod breadcrumb;
 #[cfg(feature = "controller")]
 pub mod controller;
+#[cfg(feature = "dataflow")]
+pub mod dataflow;
 #[cfg(feature = "events")]
 pub mod event;
 #[cfg(feature = "trace")]
@@ -98,6 +102,10 @@ pub use pool::{
 #[cfg(all(feature = "log", not(target_os = "none")))]
 pub use stderr_log::log_to_stderr;
 
+/// Derive a task fn's dataflow from the accesses its body makes through its
+/// node, for a graph's `derived` clause to check the node's lists against.
+#[cfg(all(feature = "macros", feature = "dataflow"))]
+pub use embassy_supervisor_macros::derive_dataflow;
 #[cfg(feature = "macros")]
 pub use embassy_supervisor_macros::{compose_graph, supervisor_fragment, supervisor_graph};
 

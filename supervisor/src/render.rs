@@ -7,12 +7,17 @@
 //! with their `min..=max` bounds, dependencies as arrows from the dependency
 //! to its dependent (a `ready` dependency drawn dashed and labelled),
 //! `disabled` and detached nodes marked, and with [`Detail::WithState`] each
-//! node's current state.
+//! node's current state. With feature `dataflow`, the graph's signals too
+//! (`render/flows.rs`): thick labelled arrows from writer to reader, and
+//! `writes` / `reads` columns in the layer table.
 
 use core::fmt::{self, Write};
 
 use crate::node::{Mode, TaskNode};
 use crate::{Graph, NodeSpec};
+
+#[cfg(feature = "dataflow")]
+mod flows;
 
 /// How much a picture shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +91,8 @@ impl<const N: usize> Graph<N> {
             to.write(out, "n", "p")?;
             out.write_char('\n')
         })?;
+        #[cfg(feature = "dataflow")]
+        self.mermaid_flows(out)?;
         out.write_str("    classDef off stroke-dasharray: 4 4,color:#888\n")
     }
 
@@ -155,6 +162,8 @@ impl<const N: usize> Graph<N> {
             attrs.finish()?;
             out.write_str(";\n")
         })?;
+        #[cfg(feature = "dataflow")]
+        self.dot_flows(out)?;
         out.write_str("}\n")
     }
 
@@ -274,6 +283,8 @@ impl<const N: usize> Graph<N> {
                 cols.out.write_str(" (ready)")?;
             }
         }
+        #[cfg(feature = "dataflow")]
+        self.write_row_flows(cols, i)?;
         let members = match pool {
             Some(p) => {
                 let (min, max) = self.pool_bounds(p);

@@ -29,6 +29,14 @@ fn ui() {
     t.compile_fail("tests/ui/local_resources/*.rs");
     #[cfg(not(feature = "local-resources"))]
     t.compile_fail("tests/ui/no_local_resources/*.rs");
+    #[cfg(feature = "dataflow")]
+    t.compile_fail("tests/ui/dataflow/*.rs");
+    #[cfg(all(feature = "dataflow", feature = "pool"))]
+    t.compile_fail("tests/ui/dataflow_pool/*.rs");
+    #[cfg(all(feature = "dataflow", not(feature = "readiness")))]
+    t.compile_fail("tests/ui/dataflow_no_readiness/*.rs");
+    #[cfg(not(feature = "dataflow"))]
+    t.compile_fail("tests/ui/no_dataflow/*.rs");
     #[cfg(feature = "heap-state")]
     t.compile_fail("tests/ui/heap_state/*.rs");
     #[cfg(not(feature = "heap-state"))]

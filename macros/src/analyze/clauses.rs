@@ -9,7 +9,7 @@ use syn::{Expr, Ident, LitInt, Type};
 
 use super::{Errors, Site, cfg_of};
 use crate::model::Cfg;
-use crate::parse::{ClauseValue, Dep, Resource};
+use crate::parse::{ClauseValue, Dep, FlowEntry, Resource};
 
 /// The clauses of one declaration, each at most once and only the ones its
 /// kind (node or pool) accepts: the intermediate model every later check of
@@ -47,6 +47,14 @@ pub(super) struct Clauses<'a> {
     pub backoff: Option<(Span, &'a LitInt, &'a LitInt)>,
     /// `restart_budget:` (keyword span, R, T).
     pub budget: Option<(Span, &'a LitInt, &'a LitInt)>,
+    /// `reads:` (keyword span, entries).
+    pub reads: Option<(Span, &'a [FlowEntry])>,
+    /// `writes:` (keyword span, entries).
+    pub writes: Option<(Span, &'a [FlowEntry])>,
+    /// `ready_on_write` (keyword span).
+    pub ready_on_write: Option<Span>,
+    /// `derived` (keyword span).
+    pub derived: Option<Span>,
 }
 
 impl Clauses<'_> {
@@ -149,6 +157,10 @@ pub(super) fn collect<'a>(site: &Site<'a>, errors: &mut Errors) -> Clauses<'a> {
             ClauseValue::Restart(v) => c.restart = Some((sp, v)),
             ClauseValue::Backoff(lo, hi) => c.backoff = Some((sp, lo, hi)),
             ClauseValue::RestartBudget(r, t) => c.budget = Some((sp, r, t)),
+            ClauseValue::Reads(v) => c.reads = Some((sp, v.as_slice())),
+            ClauseValue::Writes(v) => c.writes = Some((sp, v.as_slice())),
+            ClauseValue::ReadyOnWrite => c.ready_on_write = Some(sp),
+            ClauseValue::Derived => c.derived = Some(sp),
         }
     }
     c

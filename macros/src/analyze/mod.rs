@@ -14,7 +14,9 @@
 //!   pool             policy, min, max                   (pools.rs)
 //!   restarts         restart:, backoff:, restart_budget: (restarts.rs)
 //!   deps             names to slots, `ready`            (deps.rs)
+//!   dataflow         reads:, writes:, ready_on_write, derived (dataflow.rs)
 //! check_provides     `provides:` names shared slots     (resources.rs)
+//! check_graph        one writer, both sides             (dataflow.rs)
 //! check_cycles       only on an otherwise valid graph   (deps.rs)
 //! ```
 //!
@@ -24,6 +26,7 @@
 //! [`crate::model::Unit`] in [`check_declaration`].
 
 mod clauses;
+mod dataflow;
 mod declare;
 mod deps;
 mod pools;
@@ -107,6 +110,8 @@ pub(super) struct GraphWide {
     pub any_ready: bool,
     pub any_local: Option<Span>,
     pub any_state: Option<Span>,
+    /// Every `reads:` / `writes:` entry, for the graph-wide dataflow rules.
+    accesses: Vec<dataflow::Access>,
 }
 
 /// The pipeline: declare, check each declaration, then the cycles.
@@ -128,6 +133,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         .collect();
     // After every declaration: a provider may come before its consumers.
     resources::check_provides(&declared.sites, &units, &wide, &mut errors);
+    let flows = dataflow::check_graph(&wide.accesses, &mut errors);
     if errors.is_empty() {
         deps::check_cycles(&declared.sites, &units, &mut errors);
     }
@@ -143,6 +149,7 @@ pub fn analyze(input: Input, readiness: bool) -> syn::Result<Model> {
         any_ready: wide.any_ready,
         any_local: wide.any_local,
         any_state: wide.any_state,
+        flows,
     })
 }
 
@@ -171,6 +178,8 @@ fn check_declaration(
     let pool = pools::check(site, &c, errors);
     let restart = restarts::check(site, &c, declared, errors);
     let deps = deps::resolve(site, &c, declared, readiness, wide, errors);
+    let flows = dataflow::check(site, &c, readiness, errors);
+    wide.accesses.extend(flows.accesses);
     let d = site.decl;
     Unit {
         name: d.name.clone(),
@@ -192,6 +201,8 @@ fn check_declaration(
         disabled: c.disabled,
         enabled_if: c.enabled_if.map(|(_, e, cfg)| (e.clone(), cfg)),
         restart,
+        ready_on_write: flows.ready_on_write,
+        derived: flows.derived,
         deps,
     }
 }

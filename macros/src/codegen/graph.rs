@@ -104,6 +104,7 @@ pub(super) fn emit_graph(m: &Model) -> TokenStream {
     let with_pools = (!pools.is_empty()).then(|| quote!(.with_pools(&[#(#pools)*])));
     let with_ready = m.any_ready.then(|| quote!(.with_ready_deps([#(#ready),*])));
     let with_restarts = super::restart::graph_restarts(&m.units);
+    let with_dataflow = super::dataflow::with_dataflow(m);
     let graph = &m.graph;
     let graph_span = Span::call_site();
     let ty = quote_spanned!(graph_span=> #rt::Graph<#n>);
@@ -113,7 +114,7 @@ pub(super) fn emit_graph(m: &Model) -> TokenStream {
         "What `{graph}` uses: `Supervisor<{n}, {uses_name}> = Supervisor::with_uses(&{graph})` links nothing for the rest."
     );
     quote! {
-        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts .__declare_uses(#uses_name);
+        pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts #with_dataflow .__declare_uses(#uses_name);
         #[doc = #doc]
         pub const #uses_name: u8 = #uses;
     }

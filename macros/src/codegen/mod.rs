@@ -14,14 +14,18 @@
 //! per unit:
 //!   node::emit_node             `node`               TaskNode static
 //!   pool::emit_pool             `pool`               bound consts, members, ElasticPool
+//!   dataflow::spec_ready_on_write `ready_on_write` on the spec chain
 //!   pool::member_gate_statics   pool members         per-member gate lists
 //!   restart::restart_statics    `restart:` & co.     RestartSpec, state, budget log
 //!   spawn::node_spawn_fn / pool_spawn_fn             the spawn glue fn
 //!   shell::emit_shell           `task:`              exit slot and task shell
+//!   dataflow::derived_check     `derived`            lists against the task fn's table
 //! graph::emit_graph                                  the Graph static
+//!   dataflow::with_dataflow     `reads:` / `writes:` its Flow table
 //! graph::trace_hooks            `trace-hooks`        executor hook symbols
 //! ```
 
+mod dataflow;
 mod graph;
 mod node;
 mod pool;
@@ -60,6 +64,7 @@ pub fn emit(m: &Model) -> TokenStream {
             Some(_) => pool::emit_pool(m, u),
         });
         out.extend(restart::restart_statics(u));
+        out.extend(dataflow::derived_check(u));
     }
     out.extend(graph::emit_graph(m));
     // Once per binary: only the unnamed graph defines the trace hooks.

@@ -54,6 +54,10 @@ pub struct NodeSpec {
     /// (feature `fault-inject`): injected faults are acted out.
     #[cfg(feature = "fault-inject")]
     pub(crate) fault_shell: bool,
+    /// `ready_on_write` (features `dataflow` + `readiness`): the node's
+    /// first write through it marks it ready (`dataflow.rs`).
+    #[cfg(all(feature = "dataflow", feature = "readiness"))]
+    pub(crate) ready_on_write: bool,
 }
 
 impl NodeSpec {
@@ -80,6 +84,8 @@ impl NodeSpec {
             restart: None,
             #[cfg(feature = "fault-inject")]
             fault_shell: false,
+            #[cfg(all(feature = "dataflow", feature = "readiness"))]
+            ready_on_write: false,
         }
     }
 

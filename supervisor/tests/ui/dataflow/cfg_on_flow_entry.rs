@@ -1,0 +1,11 @@
+use core::sync::atomic::AtomicU32;
+use embassy_supervisor::{supervisor_graph, TaskNode};
+async fn w(_n: &'static TaskNode) {}
+static SAMPLE: AtomicU32 = AtomicU32::new(0);
+
+supervisor_graph! {
+    node SENSOR = Terminate, task: w, writes: [SAMPLE];
+    node REPORT = Terminate, task: w, reads: [#[cfg(feature = "x")] SAMPLE];
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use core::sync::atomic::AtomicU32;
+use embassy_supervisor::{supervisor_graph, TaskNode};
+async fn w(_n: &'static TaskNode) {}
+static SAMPLE: AtomicU32 = AtomicU32::new(0);
+
+supervisor_graph! {
+    node REPORT = Terminate, task: w, reads: [SAMPLE extern extern];
+}
+
+fn main() {}
