@@ -41,7 +41,10 @@ embassy_supervisor::supervisor_graph! {
         slot_timeout: 1000, derived;
 }
 
-#[cfg(all(feature = "dataflow-size-signal", not(feature = "dataflow-size-access")))]
+#[cfg(all(
+    feature = "dataflow-size-signal",
+    not(feature = "dataflow-size-access")
+))]
 embassy_supervisor::supervisor_graph! {
     node SENSOR = Terminate, task: sensor, beat_timeout: 50, writes: [READING, LEVEL extern],
         ready_on_write;
