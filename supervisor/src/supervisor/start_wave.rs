@@ -107,7 +107,7 @@ impl FastPath {
     ) -> bool {
         let mut done = false;
         if self.from > self.hi {
-            match sup.bring_up_now(node, spawner, era) {
+            match sup.bring_up_plain(node, spawner, era) {
                 Some(Ok(())) => return true,
                 Some(Err(e)) => {
                     self.failed = Some((i, e));
