@@ -93,12 +93,14 @@ pub(super) fn node_expr(
     let provides = provides(m, u);
     let ready_on_write = super::dataflow::spec_ready_on_write(u);
     // Under `fault-inject` a `task:` shell acts out injected faults.
-    let shell = (crate::fault_inject() && matches!(u.spawn, Spawn::Task(_)))
-        .then(|| quote!(.with_fault_shell()));
+    let task = matches!(u.spawn, Spawn::Task(_));
+    let shell = (crate::fault_inject() && task).then(|| quote!(.with_fault_shell()));
+    // A `task:` node is run by a resident shell (`node/waiter.rs`).
+    let resident = task.then(|| quote!(.with_resident_shell()));
     let spec = spec_values(
         m,
         u,
-        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #provides #restart #shell #ready_on_write),
+        quote!(#rt::NodeSpec::new(#name_lit, #md) #spawn #gates #provides #restart #resident #shell #ready_on_write),
     );
     quote! {
         #rt::TaskNode::new(&#spec .at(#slot) #pool)

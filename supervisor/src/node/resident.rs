@@ -75,7 +75,7 @@ impl TaskNode {
     #[doc(hidden)]
     pub fn pin_shell(&self) -> impl Future<Output = ()> + '_ {
         core::future::poll_fn(|cx| {
-            self.task_waker.pin(cx.waker());
+            self.task_waker.pin(cx.waker(), !self.spec.resident_shell);
             self.state
                 .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
             Poll::Ready(())

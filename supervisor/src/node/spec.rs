@@ -41,6 +41,10 @@ pub struct NodeSpec {
     pub(crate) pool: Option<u8>,
     /// Starts with the `disabled` latch set.
     pub(crate) disabled: bool,
+    /// A generated resident shell runs the node (`task:`): no wait but the
+    /// shell's own ever takes the node's waker slot, so the shell's pin has
+    /// no holder to move (see `node/waiter.rs`).
+    pub(crate) resident_shell: bool,
     /// `enabled_if:`: `start()` latches `disabled` when it returns `false`.
     #[cfg(feature = "enabled-if")]
     pub(crate) enabled_if: Option<fn() -> bool>,
@@ -76,6 +80,7 @@ impl NodeSpec {
             #[cfg(feature = "pool")]
             pool: None,
             disabled: false,
+            resident_shell: false,
             #[cfg(feature = "enabled-if")]
             enabled_if: None,
             #[cfg(feature = "liveness")]
@@ -129,6 +134,16 @@ impl NodeSpec {
     /// flash commit, a modem detach); every stop path uses it.
     pub const fn with_ack_timeout(mut self, ms: u32) -> Self {
         self.ack_timeout_ms = ms;
+        self
+    }
+
+    /// `supervisor_graph!`: a generated resident shell runs this node
+    /// (`task:`). Waits of other tasks on it then wait with the observers
+    /// from the start, so the shell takes the node's task for life with
+    /// nothing to move.
+    #[doc(hidden)]
+    pub const fn with_resident_shell(mut self) -> Self {
+        self.resident_shell = true;
         self
     }
 

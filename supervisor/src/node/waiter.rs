@@ -22,8 +22,9 @@
 //!   would then fail `Busy` until the executor's next pass).
 //!
 //! Any other wait on the node (a second one, or any wait of another task on
-//! a node with a pinned task) waits with the observers, which the node's
-//! stops, resumes and hand-overs then also wake (`SHARED_WAIT`).
+//! a node a resident shell runs, before its pin too) waits with the
+//! observers, which the node's stops, resumes and hand-overs then also wake
+//! (`SHARED_WAIT`).
 
 use core::cell::Cell;
 use core::pin::Pin;
@@ -63,16 +64,19 @@ impl TaskWaker {
 
     /// Pin the task behind `w` (an embassy task's own waker: the generated
     /// shell's top-level poll) as the node's task for life. The caller then
-    /// releases `RESIDENT`. A wait holding the slot is woken, so that it
-    /// re-registers with the observers (a pinned node's other waits wait
-    /// there).
-    pub(super) fn pin(&self, w: &Waker) {
+    /// releases `RESIDENT`. With `slot_used` (a node whose spec does not
+    /// say it has a resident shell), a wait holding the slot is woken, so
+    /// that it re-registers with the observers (a pinned node's other waits
+    /// wait there).
+    pub(super) fn pin(&self, w: &Waker, slot_used: bool) {
         EMBASSY_WAKER.store(
             core::ptr::from_ref(w.vtable()).cast_mut(),
             Ordering::Relaxed,
         );
         let _ = self.pinned.init(task_from_waker(w));
-        self.wake_slot();
+        if slot_used {
+            self.wake_slot();
+        }
     }
 
     /// `w` wakes the pinned task (call after seeing `RESIDENT`).
@@ -265,6 +269,9 @@ impl<'a> NodeWait<'a> {
             if core::mem::take(this.holder) {
                 node.task_waker.release();
             }
+        } else if node.resident_shell {
+            // Before the shell's pin (its first poll): this is another
+            // task's wait, which waits with the observers from the start.
         } else if node.task_waker.hold(cx.waker(), this.holder, same_task) {
             return done(node);
         }
