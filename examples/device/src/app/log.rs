@@ -3,7 +3,7 @@
 //! job outcomes), numbered, in a fixed ring. `GET /api/events?since=N`
 //! reads it; a long-poll waits here for the next entry.
 
-use core::cell::RefCell;
+use core::cell::{Cell, RefCell};
 use core::future::poll_fn;
 use core::task::Poll;
 
@@ -12,10 +12,15 @@ use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::waitqueue::MultiWakerRegistration;
 use embassy_time::Instant;
+use portable_atomic::{AtomicU32, Ordering};
+
+/// This boot's id (from the boot time and the MAC): a reader that sees it
+/// change knows the device rebooted and its old `since` means nothing.
+pub static BOOT_ID: AtomicU32 = AtomicU32::new(0);
 
 /// Entries kept; older ones are overwritten (a reader asking for them is
-/// told how many it missed).
-pub const LOG_LEN: usize = 64;
+/// told how many it missed: `missed` in `GET /api/events`).
+pub const LOG_LEN: usize = 256;
 /// Long-polls that can wait at once (one per HTTP worker and ADMIN, and spare).
 const WAITERS: usize = 8;
 
@@ -74,9 +79,13 @@ pub fn next_seq() -> u32 {
 
 /// Entries with `seq > since`, oldest first, into `out`; returns how many
 /// were written and how many were missed (overwritten before being read).
-pub fn read_since(since: u32, out: &mut [Entry]) -> (usize, u32) {
+/// A `since` at or past the next entry (a reader from an earlier boot) is
+/// read as 0, and `reset` says so.
+pub fn read_since(since: u32, out: &mut [Entry]) -> (usize, u32, bool) {
     LOG.lock(|l| {
         let l = l.borrow();
+        let reset = since >= l.next_seq;
+        let since = if reset { 0 } else { since };
         let oldest = l.next_seq.saturating_sub(LOG_LEN as u32).max(1);
         let first = (since + 1).max(oldest);
         let missed = first - (since + 1).min(first);
@@ -90,7 +99,7 @@ pub fn read_since(since: u32, out: &mut [Entry]) -> (usize, u32) {
                 n += 1;
             }
         }
-        (n, missed)
+        (n, missed, reset)
     })
 }
 
@@ -131,6 +140,49 @@ pub async fn recorder(mut sub: event::EventSubscriber) {
     }
 }
 
+/// Per graph slot: times spawned, and how its last instance ended.
+static STARTS: [AtomicU32; super::graph::N] = [const { AtomicU32::new(0) }; super::graph::N];
+static LAST_END: Mutex<CriticalSectionRawMutex, Cell<[&'static str; super::graph::N]>> =
+    Mutex::new(Cell::new([""; super::graph::N]));
+
+fn slot_of(name: &str) -> Option<usize> {
+    super::graph::GRAPH
+        .nodes
+        .iter()
+        .position(|n| n.is_some_and(|n| n.spec().name == name))
+}
+
+/// Bit `i`: slot `i`'s current instance missed a stop's ack deadline (its
+/// body returning later does not hide that).
+static TIMED_OUT: AtomicU32 = AtomicU32::new(0);
+
+fn ended(name: &'static str, how: &'static str) {
+    if let Some(i) = slot_of(name) {
+        if TIMED_OUT.load(Ordering::Relaxed) & (1 << i) != 0 {
+            return;
+        }
+        if how == "shutdown_timeout" {
+            TIMED_OUT.or(1 << i, Ordering::Relaxed);
+        }
+        LAST_END.lock(|c| {
+            let mut a = c.get();
+            a[i] = how;
+            c.set(a);
+        });
+    }
+}
+
+/// (times spawned, how the last instance ended, in the supervisor's words:
+/// "" if it never ended, "exited" (its body returned: on a stop or by
+/// itself), "down" (acked a stop and parked), "shutdown_timeout" (missed a
+/// stop's ack deadline), "spawn_failed").
+pub fn node_history(slot: usize) -> (u32, &'static str) {
+    (
+        STARTS.get(slot).map_or(0, |a| a.load(Ordering::Relaxed)),
+        LAST_END.lock(|c| c.get().get(slot).copied().unwrap_or("")),
+    )
+}
+
 fn record(kind: EventKind) {
     use embassy_supervisor::controller::{AdmissionPolicy, Key, SlotStatusKind};
     fn key(k: Key) -> &'static str {
@@ -140,11 +192,31 @@ fn record(kind: EventKind) {
         }
     }
     match kind {
-        EventKind::NodeSpawned { node } => push("spawned", node, "", 0),
-        EventKind::SpawnFailed { node } => push("spawn_failed", node, "", 0),
-        EventKind::NodeDown { node } => push("down", node, "", 0),
-        EventKind::NodeExited { node } => push("exited", node, "", 0),
-        EventKind::ShutdownTimeout { node } => push("shutdown_timeout", node, "", 0),
+        EventKind::NodeSpawned { node } => {
+            if let Some(i) = slot_of(node) {
+                STARTS[i].add(1, Ordering::Relaxed);
+                TIMED_OUT.and(!(1 << i), Ordering::Relaxed);
+            }
+            push("spawned", node, "", 0)
+        }
+        EventKind::SpawnFailed { node } => {
+            ended(node, "spawn_failed");
+            push("spawn_failed", node, "", 0)
+        }
+        EventKind::NodeDown { node } => {
+            ended(node, "down");
+            push("down", node, "", 0)
+        }
+        EventKind::NodeExited { node } => {
+            ended(node, "exited");
+            push("exited", node, "", 0)
+        }
+        EventKind::ShutdownTimeout { node } => {
+            ended(node, "shutdown_timeout");
+            push("shutdown_timeout", node, "", 0)
+        }
+        EventKind::Restarted { node } => push("restarted", node, "", 0),
+        EventKind::RestartRefused { node } => push("restart_refused", node, "", 0),
         EventKind::PoolGrew { node } => push("pool_grew", node, "", 0),
         EventKind::PoolShrank { node } => push("pool_shrank", node, "", 0),
         EventKind::ControlApplied { node, op } => push(
