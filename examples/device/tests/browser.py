@@ -14,8 +14,11 @@ itself when the forced cut reverts.
 
 usage: browser.py PORT TOKEN SCREENSHOT.png
 """
+import json
 import os
 import sys
+import threading
+import urllib.request
 import tempfile
 import time
 
@@ -51,6 +54,11 @@ def graph_state(d, name):
     return d.execute_script(
         "const g = document.querySelector(`g[id=\"g-${arguments[0]}\"]`);"
         " return g ? g.getAttribute('data-state') : null;", name)
+
+
+def api(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{PORT}{path}", timeout=5) as r:
+        return json.loads(r.read())
 
 
 HOOKS = """
@@ -126,7 +134,14 @@ def main():
         if posts != n_clicks:
             raise AssertionError(f"{n_clicks} clicks sent {posts} requests")
         print(f"  ok  {n_clicks} human-speed clicks sent {posts} requests (none lost to a redraw)")
-        time.sleep(2.5)  # let the page show CPU figures (two samples)
+        # The page idling 12 s: its own polling must not make the pool
+        # grow and shrink (each would be four event-log entries).
+        since = api("/api/graph")["events_next"] - 1
+        time.sleep(12)
+        churn = [e for e in api(f"/api/events?since={since}")["events"] if e["kind"] in ("pool_grew", "pool_shrank")]
+        if churn:
+            raise AssertionError(f"the idle page's polling churned the pool: {[(e['kind'], e['name']) for e in churn]}")
+        print("  ok  12 s of the page polling: no pool grow/shrink events")
         drv.execute_script("window.__texts = [];")
         human_click(drv, 'tr[id="row-NET"] button[data-verb="deactivate"]')
         print("  ok  clicked Deactivate on NET")
@@ -145,9 +160,24 @@ def main():
         except TimeoutException:
             raise AssertionError(drv.find_element(By.ID, "events").text)
         print("  ok  the event list shows the control command")
-        time.sleep(5)
+        # A second client (another tab, a script) shares ADMIN with the
+        # page for 5 s: some of the page's requests meet the shedder's 503.
+        stop = time.monotonic() + 5
+
+        def other_client():
+            while time.monotonic() < stop:
+                try:
+                    api("/api/graph")
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.05)
+        th = threading.Thread(target=other_client)
+        th.start()
+        th.join(15)
+        time.sleep(2)
         texts = drv.execute_script("return window.__texts;")
         false = [t for t in texts if "TypeError" in t or "unreachable" in t or "no contact" in t]
+        print(f"  info the page's banner texts meanwhile: {sorted(set(texts))[:6]}")
         if false:
             raise AssertionError(f"a false banner while ADMIN served: {false[:5]}")
         conn = drv.find_element(By.ID, "conn").text

@@ -531,9 +531,11 @@ def s_long_holds():
     g = graph()
     since = g["events_next"] - 1
     t0 = time.monotonic()
-    s, e = request("GET", f"/api/events?since={graph()['events_next'] - 1}&wait=10000", timeout=20)
+    # A cursor past the log: nothing new can arrive, so it waits the full 10 s.
+    s, e = request("GET", "/api/events?since=1000000000&wait=10000", timeout=20)
     took = time.monotonic() - t0
-    check(s == 200 and isinstance(e, dict), f"GET /api/events?wait=10000 -> 200 (after {took:.1f} s)", (s, e))
+    check(s == 200 and isinstance(e, dict) and took >= 9.5,
+          f"GET /api/events?wait=10000 -> 200 after the full wait ({took:.1f} s)", (s, e))
     s, e = call("GET", f"/api/events?since={since}")
     stale = [x for x in e["events"] if x["kind"] == "stale"]
     check(not stale, "no worker was marked stale by those holds", stale)
@@ -626,6 +628,8 @@ def s_http_details():
         s, js = call(method, path, token=tok)
         check(s == 405 and isinstance(js, dict) and js.get("error") == "method_not_allowed",
               f"{method} {path} -> 405 method_not_allowed", (s, js))
+    c, h, js = raw_json(b"GET /api/nodes/NET/activate HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n")
+    check(c == 405 and h.get("allow") == "POST", "405 names the allowed method (Allow: POST)", (c, h.get("allow")))
     c, h, js = raw_json(b"GET /api/graph HTTP/1.1\r\nHost: d\r\nX-Pad: " + b"a" * 3000 + b"\r\nConnection: close\r\n\r\n")
     check(c == 431 and isinstance(js, dict) and js.get("error") == "headers_too_large", "3 KB of headers -> 431 JSON", (c, js))
     c, h, js = raw_json(b"GET /api/graph?x=" + b"a" * 3000 + b" HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n")

@@ -101,12 +101,13 @@ async fn reply<R: Read, W: ResponseWriter<Error = R::Error>>(
     } else {
         (status, body.buf.as_str())
     };
-    Response::new(StatusCode::new(status), Bytes::new(text, out.head))
+    let r = Response::new(StatusCode::new(status), Bytes::new(text, out.head))
         .with_content_type("application/json")
-        .with_header("Cache-Control", "no-store")
-        .with_header("Allow", out.allow.unwrap_or("GET, HEAD, POST"))
-        .write_to(conn, w)
-        .await
+        .with_header("Cache-Control", "no-store");
+    match out.allow {
+        Some(allow) => r.with_header("Allow", allow).write_to(conn, w).await,
+        None => r.write_to(conn, w).await,
+    }
 }
 
 /// Names compare without their brackets, raw or percent-encoded, so
@@ -430,9 +431,17 @@ async fn submit_job<'r, R: Read>(
         lane: &'a str,
         #[serde(default)]
         policy: Option<&'a str>,
-        /// Any JSON number, so an out-of-range one is `bad_duration`,
-        /// not a parse error.
-        ms: f64,
+        ms: i64,
+    }
+    /// The same form with `ms` unread: if only `ms` failed to parse (a
+    /// fraction, an exponent, beyond i64), it is `bad_duration`.
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct JobReqAnyMs<'a> {
+        lane: &'a str,
+        #[serde(default)]
+        policy: Option<&'a str>,
+        ms: serde::de::IgnoredAny,
     }
     if len > MAX_BODY {
         return (
@@ -443,6 +452,10 @@ async fn submit_job<'r, R: Read>(
     let parsed = match conn.body().read_all().await {
         Err(_) => Err((400, error("unreadable_body", ""))),
         Ok(bytes) => match serde_json_core::from_slice::<JobReq>(bytes) {
+            Err(_) if serde_json_core::from_slice::<JobReqAnyMs>(bytes).is_ok() => Err((
+                400,
+                error("bad_duration", "ms: a whole number in 1..=60000"),
+            )),
             Err(_) => Err((
                 400,
                 error(
@@ -459,10 +472,7 @@ async fn submit_job<'r, R: Read>(
                 match (jobs::Lane::parse(req.lane), policy) {
                     (None, _) => Err((400, error("unknown_lane", "calibrate or update"))),
                     (_, None) => Err((400, error("unknown_policy", "queue or replace"))),
-                    (Some(_), Some(_))
-                        if !(req.ms >= 1.0 && req.ms <= jobs::MAX_JOB_MS as f64)
-                            || req.ms != (req.ms as u32) as f64 =>
-                    {
+                    (Some(_), Some(_)) if !(1..=jobs::MAX_JOB_MS as i64).contains(&req.ms) => {
                         Err((
                             400,
                             error("bad_duration", "ms: a whole number in 1..=60000"),

@@ -43,13 +43,15 @@ pub struct Entry {
 
 struct Ring {
     entries: [Option<Entry>; LOG_LEN],
-    next_seq: u32,
+    /// Entries pushed so far (the next gets `pushed + 1`). Zero at boot,
+    /// as is the whole ring, so it sits in `.bss`, not in flash.
+    pushed: u32,
     waiters: MultiWakerRegistration<WAITERS>,
 }
 
 static LOG: Mutex<CriticalSectionRawMutex, RefCell<Ring>> = Mutex::new(RefCell::new(Ring {
     entries: [None; LOG_LEN],
-    next_seq: 1,
+    pushed: 0,
     waiters: MultiWakerRegistration::new(),
 }));
 
@@ -58,8 +60,8 @@ pub fn push(kind: &'static str, name: &'static str, info: &'static str, n: u32) 
     let at_ms = Instant::now().as_millis() as u32;
     LOG.lock(|l| {
         let mut l = l.borrow_mut();
-        let seq = l.next_seq;
-        l.next_seq += 1;
+        l.pushed += 1;
+        let seq = l.pushed;
         l.entries[seq as usize % LOG_LEN] = Some(Entry {
             seq,
             at_ms,
@@ -74,7 +76,7 @@ pub fn push(kind: &'static str, name: &'static str, info: &'static str, n: u32) 
 
 /// The sequence number the next entry will get.
 pub fn next_seq() -> u32 {
-    LOG.lock(|l| l.borrow().next_seq)
+    LOG.lock(|l| l.borrow().pushed + 1)
 }
 
 /// Entries with `seq > since`, oldest first, into `out`; returns how many
@@ -84,13 +86,13 @@ pub fn next_seq() -> u32 {
 pub fn read_since(since: u32, out: &mut [Entry]) -> (usize, u32, bool) {
     LOG.lock(|l| {
         let l = l.borrow();
-        let reset = since >= l.next_seq;
+        let reset = since >= (l.pushed + 1);
         let since = if reset { 0 } else { since };
-        let oldest = l.next_seq.saturating_sub(LOG_LEN as u32).max(1);
+        let oldest = (l.pushed + 1).saturating_sub(LOG_LEN as u32).max(1);
         let first = (since + 1).max(oldest);
         let missed = first - (since + 1).min(first);
         let mut n = 0;
-        for seq in first..l.next_seq {
+        for seq in first..(l.pushed + 1) {
             if n == out.len() {
                 break;
             }
@@ -108,7 +110,7 @@ pub async fn wait_after(since: u32) {
     poll_fn(|cx| {
         LOG.lock(|l| {
             let mut l = l.borrow_mut();
-            if l.next_seq > since + 1 {
+            if (l.pushed + 1) > since + 1 {
                 Poll::Ready(())
             } else {
                 l.waiters.register(cx.waker());
