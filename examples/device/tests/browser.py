@@ -217,6 +217,25 @@ def main():
         except TimeoutException:
             raise AssertionError("the page did not recover: " + drv.find_element(By.ID, "conn").text)
         print("  ok  the cut reverted by itself and the page recovered (ETH running, banner cleared)")
+        # A real reboot: the page must drop the old boot's log and say so.
+        up0 = api("/api/graph")["uptime_ms"]
+        drv.execute_script("evs.length = 0; showEvents();")  # forget the simulated reboot's note
+        req = urllib.request.Request(f"http://127.0.0.1:{PORT}/api/reboot", method="POST",
+                                     headers={"Authorization": f"Bearer {TOKEN}"})
+        urllib.request.urlopen(req, timeout=5).read()
+
+        def fresh(d):
+            m = d.execute_script("const m = document.getElementById('up').textContent.match(/up (\\d+) s/);"
+                                 " return m ? +m[1] : null;")
+            ev = d.find_element(By.ID, "events").text
+            return m is not None and m < min(30, up0 / 2000) and "rebooted" in ev and "spawned ETH" in ev \
+                and "reboot requested" not in ev and d.find_element(By.ID, "conn").text.startswith("updated")
+        try:
+            WebDriverWait(drv, 60, poll_frequency=0.5).until(fresh)
+        except TimeoutException:
+            raise AssertionError("the page did not follow the reboot: " + drv.find_element(By.ID, "up").text + " / "
+                                 + drv.find_element(By.ID, "events").text[:300])
+        print(f"  ok  after a real reboot the page shows {drv.find_element(By.ID, 'up').text!r}, the new boot's log, and says it rebooted")
         return 0
     except (TimeoutException, AssertionError) as e:
         drv.save_screenshot(SHOT)

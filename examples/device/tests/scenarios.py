@@ -489,6 +489,16 @@ def s_cut_guard():
     check(s == 202 and js.get("forced") and js.get("reverts_in_ms") == 4000,
           "forced ETH/deactivate -> 202, reverts in 4000 ms unless confirmed", (s, js))
     t0 = time.monotonic()
+    # First the cut itself: the device stops answering.
+    while time.monotonic() - t0 < 5:
+        try:
+            request("GET", "/api/graph", timeout=1)
+            time.sleep(0.1)
+        except (OSError, http.client.HTTPException):
+            break
+    else:
+        raise Fail("the forced ETH cut did not cut: the device kept answering for 5 s")
+    check(True, f"the device stopped answering {time.monotonic() - t0:.1f} s after the forced cut")
     g = None
     while time.monotonic() - t0 < 45:
         try:
@@ -502,10 +512,52 @@ def s_cut_guard():
     else:
         raise Fail(f"the device did not come back within 45 s of the forced cut; last {g!r}"[:800])
     check(True, f"the cut reverted by itself: ETH, ADMIN, NET and the pool back after {time.monotonic() - t0:.1f} s")
-    evs = events_until(since, lambda ev: any(e["kind"] == "guard" and e["info"] == "reverted" for e in ev), timeout=10)
+    evs = events_until(since, lambda ev: any(e["kind"] == "guard" and e["info"] == "revert_done" for e in ev), timeout=10)
     check(any(e["kind"] == "guard" and e["info"] == "reverting" for e in evs), "event log: guard reverting",
           [(e["kind"], e["name"], e["info"]) for e in evs])
     check(g["guard"]["reverts_in_ms"] is None and g["guard"]["reverts"] >= 1, "no revert pending now", g["guard"])
+
+
+def s_guard_forgets():
+    print("issue 28 (1): once a command is applied the guard judges by the nodes, not by old commands")
+    s, js = verb("NET", "deactivate")
+    check(s == 202, "POST NET/deactivate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "NET")["state"] == "disabled", what="NET disabled")
+    s, js = verb("NET", "activate")
+    check(s == 202, "POST NET/activate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "NET")["ready"] and any(m["running"] for m in members(g)), what="NET and pool back")
+    s, js = call("POST", "/api/jobs", body={"lane": "update", "ms": 50}, token=TOKEN)
+    check(s == 202, "an update job is accepted again (UPDATE's dep NET is back)", (s, js))
+    s, js = verb("ADMIN", "deactivate")
+    check(s == 202, "POST ADMIN/deactivate -> 202 (the pool serves)", (s, js))
+    s, js = verb("ADMIN", "activate")
+    check(s == 202, "POST ADMIN/activate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "ADMIN")["running"], what="ADMIN back")
+
+
+def s_reboot():
+    print("issue 28 (4): POST /api/reboot reboots; a reader from the old boot is told")
+    g0 = graph()
+    s, js = call("POST", "/api/reboot")
+    check(s == 401, "without the token -> 401", (s, js))
+    s, js = call("POST", "/api/reboot", token=TOKEN)
+    check(s == 202 and js.get("rebooting"), "POST /api/reboot -> 202", (s, js))
+    t0 = time.monotonic()
+    g = None
+    while time.monotonic() - t0 < 40:
+        try:
+            st, g = request("GET", "/api/graph", timeout=2)
+            if st == 200 and isinstance(g, dict) and g["uptime_ms"] < g0["uptime_ms"]:
+                break
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.3)
+    else:
+        raise Fail("no new boot seen within 40 s")
+    check(g["boot"] != g0["boot"], f"a new boot ({g['uptime_ms']} ms up), with a new boot id", (g0["boot"], g["boot"]))
+    s, e = call("GET", f"/api/events?since={g0['events_next'] + 50}")
+    check(e.get("reset") is True and e["events"][0]["seq"] == 1, "the old boot's cursor -> reset: true, the new log from 1", e.get("reset"))
+    wait_graph(lambda g: node(g, "NET")["ready"] and any(m["running"] for m in members(g)), what="the new boot serving")
 
 
 def s_restart():
@@ -648,6 +700,28 @@ def s_http_details():
         s, js = call("POST", "/api/jobs", body={"lane": "update", "ms": ms}, token=TOKEN)
         check(s == 400 and js.get("error") == "bad_duration", f"job ms {ms} -> 400 bad_duration", (s, js))
     check(graph()["uptime_ms"] > 0, "device still answers")
+
+
+def s_jobs_disabled():
+    print("issue 28 (7): a job the controller would reject (its lane's node deactivated) is refused up front")
+    s, js = verb("CALIBRATE", "deactivate")
+    check(s == 202, "POST CALIBRATE/deactivate -> 202", (s, js))
+    time.sleep(0.5)
+    before = {j["id"] for j in call("GET", "/api/jobs")[1]["jobs"]}
+    s, js = call("POST", "/api/jobs", body={"lane": "calibrate", "ms": 100}, token=TOKEN)
+    check(s == 409 and js.get("error") == "target_disabled", "calibrate job -> 409 target_disabled", (s, js))
+    after = {j["id"] for j in call("GET", "/api/jobs")[1]["jobs"]}
+    check(after == before, "and no row for it", sorted(after - before))
+    s, js = verb("CALIBRATE", "activate")
+    check(s == 202, "POST CALIBRATE/activate -> 202", (s, js))
+    time.sleep(0.5)
+    s, js = call("POST", "/api/jobs", body={"lane": "calibrate", "ms": 100}, token=TOKEN)
+    check(s == 202, "then a calibrate job is accepted", (s, js))
+    jid = js["id"]
+    end = time.monotonic() + 10
+    while time.monotonic() < end and call("GET", f"/api/jobs/{jid}")[1]["state"] != "completed":
+        time.sleep(0.2)
+    check(call("GET", f"/api/jobs/{jid}")[1]["state"] == "completed", "and completes")
 
 
 def s_log_burst():
@@ -793,8 +867,8 @@ def s_attacks():
 
 def main():
     scenarios = [s_token, s_bad_inputs, s_http_details, s_pause_resume, s_deactivate_net, s_activate_leaf,
-                 s_cut_guard, s_restart, s_reboot_reader, s_jobs, s_jobs_truth, s_log_burst, s_long_holds, s_quiet_polling,
-                 s_load, s_wedge, s_mailbox_full, s_attacks, s_slow_client, s_silent_crowd]
+                 s_cut_guard, s_guard_forgets, s_restart, s_reboot_reader, s_jobs, s_jobs_truth, s_jobs_disabled, s_log_burst, s_long_holds, s_quiet_polling,
+                 s_load, s_wedge, s_mailbox_full, s_attacks, s_slow_client, s_silent_crowd, s_reboot]
     only = [a for a in sys.argv[4:]]
     if only:
         scenarios = [sc for sc in scenarios if sc.__name__ in only]

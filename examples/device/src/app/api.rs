@@ -163,7 +163,10 @@ fn allowed(segs: &[&str]) -> Option<&'static str> {
             Some("GET, HEAD")
         }
         ["api", "jobs"] => Some("GET, HEAD, POST"),
-        ["api", "nodes", _, _] | ["api", "confirm"] | ["api", "test", "wedge", _] => Some("POST"),
+        ["api", "nodes", _, _]
+        | ["api", "confirm"]
+        | ["api", "reboot"]
+        | ["api", "test", "wedge", _] => Some("POST"),
         _ => None,
     }
 }
@@ -376,6 +379,22 @@ impl PathRouterService<()> for Api {
                 };
                 reply(conn, w, out, status, &body).await
             }
+            ["api", "reboot"] => {
+                let (code, body) = match supervise::reboot_later() {
+                    Ok(()) => {
+                        let mut j = Body::new();
+                        j.raw("{").key(true, "rebooting").bool(true);
+                        j.key(false, "in_ms")
+                            .num(supervise::REBOOT_DELAY_MS)
+                            .raw("}");
+                        (202, j)
+                    }
+                    Err(supervise::HelpersBusy) => {
+                        (409, error("already_rebooting", "a reboot is on its way"))
+                    }
+                };
+                reply(conn, w, out, code, &body).await
+            }
             ["api", "confirm"] => {
                 let (code, body) = if guard::confirm() {
                     let mut j = Body::new();
@@ -511,6 +530,16 @@ async fn submit_job<'r, R: Read>(
                 ),
             )),
         ),
+        Err(jobs::SubmitFail::TargetDisabled) => (
+            409,
+            Ok((
+                conn,
+                error(
+                    "target_disabled",
+                    "the lane's node, or one it depends on, is deactivated: activate it first",
+                ),
+            )),
+        ),
         Err(jobs::SubmitFail::Busy) => (
             503,
             Ok((conn, error("jobs_busy", "too many jobs in flight; retry"))),
@@ -606,7 +635,9 @@ impl Api {
                 if down.is_some() {
                     guard::accepted_down(node, guard::Verb::Stop);
                 }
-                match SUP.stop_node(node).await {
+                let r = SUP.stop_node(node).await;
+                guard::stop_done(node);
+                match r {
                     Ok(()) => {
                         log::push("verb", target, "stopped", 0);
                         (200, forced(ok(verb, false), armed))

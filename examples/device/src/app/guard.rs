@@ -6,8 +6,9 @@
 //! the new state, which a cut device can never send, so it comes back.
 //!
 //! The check reads the nodes' flags plus the commands this API accepted
-//! but the driver may not have applied yet (`WANT_DOWN`), so two commands
-//! sent back to back are judged together.
+//! but the driver has not applied yet (`PENDING_DOWN`, cleared when the
+//! event log records the command applied, or a stop returns), so two
+//! commands sent back to back are judged together.
 
 use core::cell::Cell;
 
@@ -27,9 +28,27 @@ pub const DEFAULT_CONFIRM_MS: u64 = 30_000;
 /// The client may choose a confirm window in this range.
 pub const CONFIRM_MS_RANGE: (u64, u64) = (2_000, 300_000);
 
-/// Bit `i`: this API accepted a command that takes slot `i` down, not yet
-/// undone by an accepted activate or restart.
-static WANT_DOWN: AtomicU32 = AtomicU32::new(0);
+/// Bit `i`: this API accepted a command that takes slot `i` down and the
+/// driver has not applied it yet.
+static PENDING_DOWN: AtomicU32 = AtomicU32::new(0);
+/// Bit `i`: an accepted, not yet applied, deactivate of slot `i` (the
+/// node it latches disabled; its dependents are only stopped).
+static PENDING_LATCH: AtomicU32 = AtomicU32::new(0);
+/// When the last command was added (ms since boot): pending bits older
+/// than `PENDING_FOR` are dropped (an applied event the log lagged past
+/// must not leave a stale refusal).
+static PENDING_AT_MS: AtomicU32 = AtomicU32::new(0);
+const PENDING_FOR_MS: u32 = 10_000;
+
+fn pending(mask: &AtomicU32) -> u32 {
+    let age =
+        (Instant::now().as_millis() as u32).wrapping_sub(PENDING_AT_MS.load(Ordering::Acquire));
+    if age > PENDING_FOR_MS {
+        0
+    } else {
+        mask.load(Ordering::Acquire)
+    }
+}
 
 /// A pending revert: the slots to bring back and when.
 #[derive(Clone, Copy)]
@@ -98,10 +117,12 @@ fn with_deps(mut mask: u32) -> u32 {
 
 /// Slots that are down now or will be once accepted commands apply.
 fn down_now() -> u32 {
-    let mut m = WANT_DOWN.load(Ordering::Acquire);
+    let pend = pending(&PENDING_DOWN);
+    let mut m = pend;
     for (i, n) in GRAPH.nodes.iter().enumerate() {
+        // Deactivated counts as down even while its stop wave still runs.
         if let Some(n) = n
-            && !n.is_running()
+            && (!n.is_running() || n.is_disabled())
             && HTTP_POOL.member_index(n).is_none()
         {
             m |= 1 << i;
@@ -109,8 +130,7 @@ fn down_now() -> u32 {
     }
     // The pool is one path: down if any member is disabled (deactivate
     // disables all of them) or a deactivation of it is pending.
-    if HTTP.iter().any(|m| m.is_disabled()) || WANT_DOWN.load(Ordering::Acquire) & pool_bits() != 0
-    {
+    if HTTP.iter().any(|m| m.is_disabled()) || pend & pool_bits() != 0 {
         m |= pool_bits();
     }
     m
@@ -165,7 +185,11 @@ pub fn check(node: &'static TaskNode, op: Verb) -> Check {
 
 /// Record an accepted command that takes `node` down.
 pub fn accepted_down(node: &'static TaskNode, op: Verb) {
-    WANT_DOWN.or(effect(node, op), Ordering::AcqRel);
+    PENDING_AT_MS.store(Instant::now().as_millis() as u32, Ordering::Release);
+    PENDING_DOWN.or(effect(node, op), Ordering::AcqRel);
+    if op == Verb::Deactivate {
+        PENDING_LATCH.or(bit(node), Ordering::AcqRel);
+    }
 }
 
 /// Record an accepted activate (or restart) of `node`: it and its deps
@@ -175,7 +199,34 @@ pub fn accepted_up(node: &'static TaskNode) {
     if HTTP_POOL.member_index(node).is_some() {
         m |= pool_bits();
     }
-    WANT_DOWN.and(!m, Ordering::AcqRel);
+    PENDING_DOWN.and(!m, Ordering::AcqRel);
+    PENDING_LATCH.and(!m, Ordering::AcqRel);
+}
+
+/// The driver applied a deactivate of the node named `name` (from the
+/// event log's `ControlApplied`): the node flags now tell.
+pub fn applied_deactivate(name: &str) {
+    if let Some(n) = GRAPH.nodes.iter().flatten().find(|n| n.spec().name == name) {
+        PENDING_DOWN.and(!effect(n, Verb::Deactivate), Ordering::AcqRel);
+        PENDING_LATCH.and(!bit(n), Ordering::AcqRel);
+    }
+}
+
+/// A stop of `node` returned (acked or timed out): the flags now tell.
+pub fn stop_done(node: &'static TaskNode) {
+    PENDING_DOWN.and(!effect(node, Verb::Stop), Ordering::AcqRel);
+}
+
+/// Whether `node` is held down: it or one it depends on (transitively) is
+/// deactivated, or a deactivation of one is accepted and pending.
+pub fn held_down(node: &TaskNode) -> bool {
+    let mut disabled = pending(&PENDING_LATCH);
+    for (i, n) in GRAPH.nodes.iter().enumerate() {
+        if n.is_some_and(|n| n.is_disabled()) {
+            disabled |= 1 << i;
+        }
+    }
+    with_deps(bit(node)) & disabled != 0
 }
 
 /// Arm (or extend) the revert of a forced cut: `mask` comes back after
@@ -258,5 +309,8 @@ pub async fn reverter() {
                 log::push("guard", n.spec().name, "revert_failed", 0);
             }
         }
+        // Every activation is queued: a command sent from here on comes
+        // after them.
+        log::push("guard", "", "revert_done", 0);
     }
 }

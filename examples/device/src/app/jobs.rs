@@ -56,6 +56,14 @@ impl Lane {
         }
     }
 
+    /// The OnDemand node that runs this lane's jobs.
+    pub fn node(self) -> &'static TaskNode {
+        match self {
+            Self::Calibrate => &CALIBRATE,
+            Self::Update => &UPDATE,
+        }
+    }
+
     fn target(self) -> &'static JobTarget<Job> {
         match self {
             Self::Calibrate => &T_CAL,
@@ -169,6 +177,9 @@ pub enum SubmitFail {
     Busy,
     /// The lane already holds `LANE_CAPACITY` jobs (Queue policy).
     QueueFull,
+    /// The lane's node, or one it depends on, is deactivated: the
+    /// controller would reject the job (`target_disabled`).
+    TargetDisabled,
 }
 
 /// Submit a job; its id, or why it was refused. A refused job leaves no
@@ -179,6 +190,9 @@ pub fn submit(
     policy: AdmissionPolicy,
     ms: u32,
 ) -> Result<u32, SubmitFail> {
+    if super::guard::held_down(lane.node()) {
+        return Err(SubmitFail::TargetDisabled);
+    }
     TABLE.lock(|t| {
         let mut t = t.borrow_mut();
         let t = &mut *t;

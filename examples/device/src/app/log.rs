@@ -14,9 +14,22 @@ use embassy_sync::waitqueue::MultiWakerRegistration;
 use embassy_time::Instant;
 use portable_atomic::{AtomicU32, Ordering};
 
-/// This boot's id (from the boot time and the MAC): a reader that sees it
-/// change knows the device rebooted and its old `since` means nothing.
+/// This boot's id: a reader that sees it change knows the device rebooted
+/// and its old `since` means nothing. Seeded from the boot time and the
+/// MAC, then mixed once with the moment the first address came (which
+/// varies from boot to boot even where the boot itself is deterministic,
+/// as under QEMU); nobody can reach the device before that.
 pub static BOOT_ID: AtomicU32 = AtomicU32::new(0);
+static BOOT_MIXED: portable_atomic::AtomicBool = portable_atomic::AtomicBool::new(false);
+
+/// Mix `ticks` into the boot id, the first time only.
+pub fn mix_boot_id(ticks: u64) {
+    if !BOOT_MIXED.swap(true, Ordering::AcqRel) {
+        let b = BOOT_ID.load(Ordering::Relaxed) as u64;
+        let m = ((b << 32) ^ ticks).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        BOOT_ID.store(((m >> 32) as u32).max(1), Ordering::Relaxed);
+    }
+}
 
 /// Entries kept; older ones are overwritten (a reader asking for them is
 /// told how many it missed: `missed` in `GET /api/events`).
@@ -221,16 +234,21 @@ fn record(kind: EventKind) {
         EventKind::RestartRefused { node } => push("restart_refused", node, "", 0),
         EventKind::PoolGrew { node } => push("pool_grew", node, "", 0),
         EventKind::PoolShrank { node } => push("pool_shrank", node, "", 0),
-        EventKind::ControlApplied { node, op } => push(
-            "control",
-            node,
-            match op {
-                embassy_supervisor::ControlOp::Activate => "activate",
-                embassy_supervisor::ControlOp::Deactivate => "deactivate",
-                embassy_supervisor::ControlOp::Restart => "restart",
-            },
-            0,
-        ),
+        EventKind::ControlApplied { node, op } => {
+            if op == embassy_supervisor::ControlOp::Deactivate {
+                super::guard::applied_deactivate(node);
+            }
+            push(
+                "control",
+                node,
+                match op {
+                    embassy_supervisor::ControlOp::Activate => "activate",
+                    embassy_supervisor::ControlOp::Deactivate => "deactivate",
+                    embassy_supervisor::ControlOp::Restart => "restart",
+                },
+                0,
+            )
+        }
         EventKind::ControllerSubmitted { slot, policy, .. } => push(
             "job_submitted",
             key(slot),
