@@ -134,6 +134,30 @@ def main():
         if posts != n_clicks:
             raise AssertionError(f"{n_clicks} clicks sent {posts} requests")
         print(f"  ok  {n_clicks} human-speed clicks sent {posts} requests (none lost to a redraw)")
+        # What the page shows besides the graph: the legend, the thresholds,
+        # the history plots, and a job found by its id.
+        extras = drv.execute_script(
+            "return [document.querySelectorAll('#legend span').length,"
+            " document.getElementById('thr').textContent,"
+            " [...document.querySelectorAll('#hist polyline')].map(p => p.getAttribute('points').split(' ').length)];")
+        if extras[0] < 7 or "200 ms" not in extras[1] or "5 s" not in extras[1] or len(extras[2]) != 5 \
+                or min(extras[2]) < 5:
+            raise AssertionError(f"legend, thresholds or history missing: {extras}")
+        print(f"  ok  legend ({extras[0]} states), thresholds ({extras[1]!r}), 5 history plots of {min(extras[2])}+ points")
+        req = urllib.request.Request(f"http://127.0.0.1:{PORT}/api/jobs", method="POST",
+                                     data=json.dumps({"lane": "calibrate", "ms": 100}).encode(),
+                                     headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+        jid = json.loads(urllib.request.urlopen(req, timeout=5).read())["id"]
+        time.sleep(1)
+        box = drv.find_element(By.CSS_SELECTOR, '#lookup input[name="id"]')
+        box.clear()
+        box.send_keys(str(jid))
+        drv.find_element(By.CSS_SELECTOR, "#lookup button").click()
+        try:
+            wait.until(lambda d: f"#{jid} calibrate completed" in d.find_element(By.ID, "found").text)
+        except TimeoutException:
+            raise AssertionError("job lookup: " + drv.find_element(By.ID, "found").text)
+        print(f"  ok  job lookup by id: {drv.find_element(By.ID, 'found').text!r}")
         # The page idling 12 s: its own polling must not make the pool
         # grow and shrink (each would be four event-log entries).
         since = api("/api/graph")["events_next"] - 1
