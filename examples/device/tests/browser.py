@@ -2,14 +2,23 @@
 """A real browser against the device: Debian's headless Chromium, driven by
 Selenium through Debian's chromedriver (no browser or driver download).
 
-Opens the dashboard, checks it drew the graph, clicks Deactivate on NET and
-checks the page then shows NET disabled and its dependents (the HTTP workers,
-REPORT) down, and saves a screenshot.
+Opens the dashboard, checks it drew the graph; clicks like a human (press,
+hold 150 ms, release) 24 times and checks every click sent its request;
+clicks Deactivate on NET and checks the page then shows NET disabled and its
+dependents (the HTTP workers, REPORT) down, with no false "unreachable"
+banner, and saves a screenshot; makes the page read the log as if the device
+had rebooted and checks it says so; clicks Deactivate on ETH, accepts the
+two confirmations (the page asks first, the device answers 409 and the page
+offers to force), and checks the page shows it lost contact and recovers by
+itself when the forced cut reverts.
 
 usage: browser.py PORT TOKEN SCREENSHOT.png
 """
+import json
 import os
 import sys
+import threading
+import urllib.request
 import tempfile
 import time
 
@@ -18,7 +27,9 @@ os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium fetch anything
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 PORT, TOKEN, SHOT = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -45,6 +56,52 @@ def graph_state(d, name):
         " return g ? g.getAttribute('data-state') : null;", name)
 
 
+def api(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{PORT}{path}", timeout=5) as r:
+        return json.loads(r.read())
+
+
+HOOKS = """
+window.__posts = 0; window.__texts = [];
+const f = window.fetch;
+window.fetch = (u, o) => { if (o && o.method == 'POST') window.__posts++; return f(u, o); };
+for (const id of ['msg', 'conn']) {
+  const el = document.getElementById(id);
+  if (el) new MutationObserver(() => window.__texts.push(id + ': ' + el.textContent))
+    .observe(el, {childList: true, characterData: true, subtree: true});
+}
+"""
+
+
+def human_click(d, selector):
+    """Press the pointer on the element's centre, hold 150 ms, release: a
+    click as a person makes it, at a place on the screen (not on an element
+    reference), so a redraw under the pointer loses it as it would lose a
+    person's."""
+    r = d.execute_script(
+        "const b = document.querySelector(arguments[0]); if (!b) return null;"
+        " const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];", selector)
+    if r is None:
+        raise AssertionError(f"no element {selector}")
+    a = ActionBuilder(d)
+    a.pointer_action.move_to_location(int(r[0]), int(r[1]))
+    a.pointer_action.pointer_down()
+    a.pointer_action.pause(0.15)
+    a.pointer_action.pointer_up()
+    a.perform()
+
+
+def accept_alert(d, what):
+    try:
+        WebDriverWait(d, 5).until(EC.alert_is_present())
+    except TimeoutException:
+        raise AssertionError(f"no confirmation dialog: {what}")
+    al = d.switch_to.alert
+    text = al.text
+    al.accept()
+    return text
+
+
 def main():
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     opts = webdriver.ChromeOptions()
@@ -62,15 +119,55 @@ def main():
         print("  ok  dashboard drew the graph (edges) and NET running")
         workers = drv.execute_script(
             'return [...document.querySelectorAll(\'tr[id^="row-HTTP"]\')].map(r => r.id.slice(4));')
-        time.sleep(2.5)  # let the page show CPU figures (two samples)
-        for _ in range(20):
-            try:
-                drv.find_element(By.CSS_SELECTOR, 'tr[id="row-NET"] button[data-verb="deactivate"]').click()
-                break
-            except StaleElementReferenceException:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("the Deactivate button of NET was redrawn under every click")
+        drv.execute_script(HOOKS)
+        # 24 human-speed clicks on a verb that always applies to a running
+        # node (restart REPORT): each must send its request.
+        n_clicks = 24
+        for k in range(n_clicks):
+            wait.until(lambda d: d.execute_script(
+                "const b = document.querySelector('tr[id=\"row-REPORT\"] button[data-verb=\"restart\"]');"
+                " return b && !b.disabled;"))
+            human_click(drv, 'tr[id="row-REPORT"] button[data-verb="restart"]')
+            time.sleep(0.25 + 0.3 * ((k * 7) % 5) / 5)
+        time.sleep(0.5)
+        posts = drv.execute_script("return window.__posts;")
+        if posts != n_clicks:
+            raise AssertionError(f"{n_clicks} clicks sent {posts} requests")
+        print(f"  ok  {n_clicks} human-speed clicks sent {posts} requests (none lost to a redraw)")
+        # What the page shows besides the graph: the legend, the thresholds,
+        # the history plots, and a job found by its id.
+        extras = drv.execute_script(
+            "return [document.querySelectorAll('#legend span').length,"
+            " document.getElementById('thr').textContent,"
+            " [...document.querySelectorAll('#hist polyline')].map(p => p.getAttribute('points').split(' ').length)];")
+        if extras[0] < 7 or "200 ms" not in extras[1] or "5 s" not in extras[1] or len(extras[2]) != 5 \
+                or min(extras[2]) < 5:
+            raise AssertionError(f"legend, thresholds or history missing: {extras}")
+        print(f"  ok  legend ({extras[0]} states), thresholds ({extras[1]!r}), 5 history plots of {min(extras[2])}+ points")
+        req = urllib.request.Request(f"http://127.0.0.1:{PORT}/api/jobs", method="POST",
+                                     data=json.dumps({"lane": "calibrate", "ms": 100}).encode(),
+                                     headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+        jid = json.loads(urllib.request.urlopen(req, timeout=5).read())["id"]
+        time.sleep(1)
+        box = drv.find_element(By.CSS_SELECTOR, '#lookup input[name="id"]')
+        box.clear()
+        box.send_keys(str(jid))
+        drv.find_element(By.CSS_SELECTOR, "#lookup button").click()
+        try:
+            wait.until(lambda d: f"#{jid} calibrate completed" in d.find_element(By.ID, "found").text)
+        except TimeoutException:
+            raise AssertionError("job lookup: " + drv.find_element(By.ID, "found").text)
+        print(f"  ok  job lookup by id: {drv.find_element(By.ID, 'found').text!r}")
+        # The page idling 12 s: its own polling must not make the pool
+        # grow and shrink (each would be four event-log entries).
+        since = api("/api/graph")["events_next"] - 1
+        time.sleep(12)
+        churn = [e for e in api(f"/api/events?since={since}")["events"] if e["kind"] in ("pool_grew", "pool_shrank")]
+        if churn:
+            raise AssertionError(f"the idle page's polling churned the pool: {[(e['kind'], e['name']) for e in churn]}")
+        print("  ok  12 s of the page polling: no pool grow/shrink events")
+        drv.execute_script("window.__texts = [];")
+        human_click(drv, 'tr[id="row-NET"] button[data-verb="deactivate"]')
         print("  ok  clicked Deactivate on NET")
         wait.until(lambda d: state(d, "NET") == "disabled")
         wait.until(lambda d: all(state(d, w) in ("disabled", "down", "exited") for w in workers)
@@ -87,9 +184,82 @@ def main():
         except TimeoutException:
             raise AssertionError(drv.find_element(By.ID, "events").text)
         print("  ok  the event list shows the control command")
-        time.sleep(1.2)
+        # A second client (another tab, a script) shares ADMIN with the
+        # page for 5 s: some of the page's requests meet the shedder's 503.
+        stop = time.monotonic() + 5
+
+        def other_client():
+            while time.monotonic() < stop:
+                try:
+                    api("/api/graph")
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.05)
+        th = threading.Thread(target=other_client)
+        th.start()
+        th.join(15)
+        time.sleep(2)
+        texts = drv.execute_script("return window.__texts;")
+        false = [t for t in texts if "TypeError" in t or "unreachable" in t or "no contact" in t]
+        print(f"  info the page's banner texts meanwhile: {sorted(set(texts))[:6]}")
+        if false:
+            raise AssertionError(f"a false banner while ADMIN served: {false[:5]}")
+        conn = drv.find_element(By.ID, "conn").text
+        if not conn.startswith("updated"):
+            raise AssertionError(f"the page does not say it is up to date: {conn!r}")
+        print(f"  ok  no false 'unreachable' banner while NET was down; the page says {conn!r}")
         drv.save_screenshot(SHOT)
         print(f"  ok  screenshot saved: {SHOT}")
+        # A reboot, as the page sees one: its log cursor and boot id are
+        # from another boot.
+        drv.execute_script("boot = 1; since = 999999;")
+        try:
+            wait.until(lambda d: "rebooted" in d.find_element(By.ID, "events").text
+                       or "restarted" in d.find_element(By.ID, "events").text)
+            wait.until(lambda d: "spawned" in d.find_element(By.ID, "events").text)
+        except TimeoutException:
+            raise AssertionError("the page did not notice the reboot: " + drv.find_element(By.ID, "events").text[:300])
+        print("  ok  a reboot is noticed: the event list restarts from the new boot's log")
+        # Cutting ETH: the page asks, the device refuses (409), the page
+        # offers to force; forced, the page loses contact, says so, and
+        # recovers when the cut reverts by itself (30 s).
+        human_click(drv, 'tr[id="row-ETH"] button[data-verb="deactivate"]')
+        t1 = accept_alert(drv, "before deactivating ETH")
+        t2 = accept_alert(drv, "offer to force after the 409")
+        if "revert" not in t2:
+            raise AssertionError(f"the force offer does not say it reverts: {t2!r}")
+        print(f"  ok  two confirmations: {t1.splitlines()[0]!r}, then {t2.splitlines()[0]!r}")
+        lw = WebDriverWait(drv, 20, poll_frequency=0.3)
+        try:
+            lw.until(lambda d: "no contact" in d.find_element(By.ID, "conn").text)
+        except TimeoutException:
+            raise AssertionError("the page did not show it lost contact: " + drv.find_element(By.ID, "conn").text)
+        print(f"  ok  the page shows {drv.find_element(By.ID, 'conn').text!r}")
+        try:
+            WebDriverWait(drv, 60, poll_frequency=0.5).until(
+                lambda d: d.find_element(By.ID, "conn").text.startswith("updated") and state(d, "ETH") == "running")
+        except TimeoutException:
+            raise AssertionError("the page did not recover: " + drv.find_element(By.ID, "conn").text)
+        print("  ok  the cut reverted by itself and the page recovered (ETH running, banner cleared)")
+        # A real reboot: the page must drop the old boot's log and say so.
+        up0 = api("/api/graph")["uptime_ms"]
+        drv.execute_script("evs.length = 0; showEvents();")  # forget the simulated reboot's note
+        req = urllib.request.Request(f"http://127.0.0.1:{PORT}/api/reboot", method="POST",
+                                     headers={"Authorization": f"Bearer {TOKEN}"})
+        urllib.request.urlopen(req, timeout=5).read()
+
+        def fresh(d):
+            m = d.execute_script("const m = document.getElementById('up').textContent.match(/up (\\d+) s/);"
+                                 " return m ? +m[1] : null;")
+            ev = d.find_element(By.ID, "events").text
+            return m is not None and m < min(30, up0 / 2000) and "rebooted" in ev and "spawned ETH" in ev \
+                and "reboot requested" not in ev and d.find_element(By.ID, "conn").text.startswith("updated")
+        try:
+            WebDriverWait(drv, 60, poll_frequency=0.5).until(fresh)
+        except TimeoutException:
+            raise AssertionError("the page did not follow the reboot: " + drv.find_element(By.ID, "up").text + " / "
+                                 + drv.find_element(By.ID, "events").text[:300])
+        print(f"  ok  after a real reboot the page shows {drv.find_element(By.ID, 'up').text!r}, the new boot's log, and says it rebooted")
         return 0
     except (TimeoutException, AssertionError) as e:
         drv.save_screenshot(SHOT)

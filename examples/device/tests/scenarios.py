@@ -270,7 +270,7 @@ def s_load():
 
     def client():
         try:
-            s, js = call("GET", "/api/slow?ms=2000", deadline=60, timeout=20)
+            s, js = call("GET", "/api/slow?ms=2000", token=TOKEN, deadline=60, timeout=20)
             r = (s, js.get("worker") if isinstance(js, dict) else None)
         except Exception as e:  # noqa: BLE001 - recorded and checked below
             r = ("error", repr(e))
@@ -300,6 +300,15 @@ def s_load():
                 running.discard(x["name"])
             peak = max(peak, len(running))
     check(peak == pmax, f"pool peaked at its max ({pmax})", peak)
+    missed, last, total = 0, since, 0
+    while True:
+        s, e = call("GET", f"/api/events?since={last}")
+        missed += e["missed"]
+        total += len(e["events"])
+        if e["last"] == last:
+            break
+        last = e["last"]
+    check(missed == 0, f"the event log kept the whole burst ({total} entries, none missed)", missed)
     workers = {r[1] for r in results}
     print(f"  info served by {len(workers)} distinct workers: {sorted(workers)}")
     dt = g1["now_us"] - g0["now_us"]
@@ -334,7 +343,13 @@ def s_wedge():
     evs = events_until(since, lambda ev: idx(ev, ("shutdown_timeout",), target) is not None, timeout=10)
     check(idx(evs, ("shutdown_timeout",), target) is not None,
           f"event log: shutdown_timeout {target}", [(e["kind"], e["name"]) for e in evs])
-    wait_graph(lambda g: not node(g, target)["running"], timeout=10, what="wedged worker gone after its hold")
+    # After its hold the wedged instance ends (the pool may regrow the
+    # member to its floor of 2 right after).
+    def gone(ev):
+        i = idx(ev, ("shutdown_timeout",), target)
+        return i is not None and any(e["kind"] in DOWN and e["name"] == target for e in ev[i:])
+    events_until(since, gone, timeout=12)
+    check(True, "the wedged instance ended after its hold")
     check(graph()["uptime_ms"] > 0, "device still answers")
 
 
@@ -402,9 +417,467 @@ def s_silent_crowd():
     FIGURES["good_client_with_200_silent_seconds"] = round(took, 1)
 
 
+
+# --- issue 28: a clumsy or hostile user --------------------------------------
+
+
+def raw_http(data, timeout=10):
+    """Send raw bytes, read to close: (status line, headers dict, body bytes)."""
+    s = socket.create_connection((HOST, PORT), timeout=timeout)
+    try:
+        s.sendall(data)
+        buf = b""
+        while True:
+            try:
+                chunk = s.recv(4096)
+            except (ConnectionResetError, socket.timeout):
+                break
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        s.close()
+    head, _, body = buf.partition(b"\r\n\r\n")
+    lines = head.decode(errors="replace").split("\r\n")
+    hdrs = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(":")
+        hdrs[k.strip().lower()] = v.strip()
+    return lines[0], hdrs, body
+
+
+def raw_json(data):
+    line, hdrs, body = raw_http(data)
+    try:
+        js = json.loads(body.decode())
+    except ValueError:
+        js = body[:200]
+    code = int(line.split()[1]) if len(line.split()) > 1 and line.split()[1].isdigit() else line
+    return code, hdrs, js
+
+
+def s_cut_guard():
+    print("issue 28 (1, 2): no accepted command sequence locks the control plane out")
+    # 1. ADMIN stopped, then NET deactivated: nothing would listen.
+    s, js = verb("ADMIN", "stop")
+    # 202 if ADMIN itself served the request (a helper stops it).
+    check(s in (200, 202), "POST ADMIN/stop -> accepted (the pool still serves)", (s, js))
+    s, js = verb("NET", "deactivate")
+    check(s == 409 and js.get("error") == "would_cut_control_plane",
+          "then POST NET/deactivate -> 409 would_cut_control_plane", (s, js))
+    s, js = verb("ADMIN", "activate")
+    check(s == 202, "POST ADMIN/activate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "ADMIN")["running"], what="ADMIN back")
+    # The same pair in the other order.
+    s, js = verb("NET", "deactivate")
+    check(s == 202, "POST NET/deactivate -> 202 (ADMIN still serves)", (s, js))
+    s, js = verb("ADMIN", "deactivate")
+    check(s == 409 and js.get("error") == "would_cut_control_plane",
+          "then POST ADMIN/deactivate -> 409", (s, js))
+    s, js = verb("ADMIN", "stop")
+    check(s == 409, "and POST ADMIN/stop -> 409", (s, js))
+    s, js = verb("HTTP[0]", "activate")
+    check(s == 202, "pool re-activated", (s, js))
+    wait_graph(lambda g: node(g, "NET")["ready"] and any(m["running"] for m in members(g)), what="NET and pool back")
+    # 2. ETH: refused; forced, it reverts by itself.
+    s, js = verb("ETH", "deactivate")
+    check(s == 409 and js.get("error") == "would_cut_control_plane", "POST ETH/deactivate -> 409", (s, js))
+    s, js = call("POST", "/api/confirm", token=TOKEN)
+    check(s == 409 and js.get("error") == "nothing_to_confirm", "POST /api/confirm with nothing pending -> 409", (s, js))
+    since = graph()["events_next"] - 1
+    s, js = call("POST", "/api/nodes/ETH/deactivate?force=1&confirm_ms=4000", token=TOKEN)
+    check(s == 202 and js.get("forced") and js.get("reverts_in_ms") == 4000,
+          "forced ETH/deactivate -> 202, reverts in 4000 ms unless confirmed", (s, js))
+    t0 = time.monotonic()
+    # First the cut itself: the device stops answering.
+    while time.monotonic() - t0 < 5:
+        try:
+            request("GET", "/api/graph", timeout=1)
+            time.sleep(0.1)
+        except (OSError, http.client.HTTPException):
+            break
+    else:
+        raise Fail("the forced ETH cut did not cut: the device kept answering for 5 s")
+    check(True, f"the device stopped answering {time.monotonic() - t0:.1f} s after the forced cut")
+    g = None
+    while time.monotonic() - t0 < 45:
+        try:
+            st, g = request("GET", "/api/graph", timeout=2)
+            if st == 200 and isinstance(g, dict) and node(g, "ETH")["running"] and node(g, "ADMIN")["running"] \
+                    and node(g, "NET")["ready"] and any(m["running"] for m in members(g)):
+                break
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.3)
+    else:
+        raise Fail(f"the device did not come back within 45 s of the forced cut; last {g!r}"[:800])
+    check(True, f"the cut reverted by itself: ETH, ADMIN, NET and the pool back after {time.monotonic() - t0:.1f} s")
+    evs = events_until(since, lambda ev: any(e["kind"] == "guard" and e["info"] == "revert_done" for e in ev), timeout=10)
+    check(any(e["kind"] == "guard" and e["info"] == "reverting" for e in evs), "event log: guard reverting",
+          [(e["kind"], e["name"], e["info"]) for e in evs])
+    check(g["guard"]["reverts_in_ms"] is None and g["guard"]["reverts"] >= 1, "no revert pending now", g["guard"])
+
+
+def s_guard_forgets():
+    print("issue 28 (1): once a command is applied the guard judges by the nodes, not by old commands")
+    s, js = verb("NET", "deactivate")
+    check(s == 202, "POST NET/deactivate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "NET")["state"] == "disabled", what="NET disabled")
+    s, js = verb("NET", "activate")
+    check(s == 202, "POST NET/activate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "NET")["ready"] and any(m["running"] for m in members(g)), what="NET and pool back")
+    s, js = call("POST", "/api/jobs", body={"lane": "update", "ms": 50}, token=TOKEN)
+    check(s == 202, "an update job is accepted again (UPDATE's dep NET is back)", (s, js))
+    s, js = verb("ADMIN", "deactivate")
+    check(s == 202, "POST ADMIN/deactivate -> 202 (the pool serves)", (s, js))
+    s, js = verb("ADMIN", "activate")
+    check(s == 202, "POST ADMIN/activate -> 202", (s, js))
+    wait_graph(lambda g: node(g, "ADMIN")["running"], what="ADMIN back")
+
+
+def s_reboot():
+    print("issue 28 (4): POST /api/reboot reboots; a reader from the old boot is told")
+    g0 = graph()
+    s, js = call("POST", "/api/reboot")
+    check(s == 401, "without the token -> 401", (s, js))
+    s, js = call("POST", "/api/reboot", token=TOKEN)
+    check(s == 202 and js.get("rebooting"), "POST /api/reboot -> 202", (s, js))
+    t0 = time.monotonic()
+    g = None
+    while time.monotonic() - t0 < 40:
+        try:
+            st, g = request("GET", "/api/graph", timeout=2)
+            if st == 200 and isinstance(g, dict) and g["uptime_ms"] < g0["uptime_ms"]:
+                break
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.3)
+    else:
+        raise Fail("no new boot seen within 40 s")
+    check(g["boot"] != g0["boot"], f"a new boot ({g['uptime_ms']} ms up), with a new boot id", (g0["boot"], g["boot"]))
+    s, e = call("GET", f"/api/events?since={g0['events_next'] + 50}")
+    check(e.get("reset") is True and e["events"][0]["seq"] == 1, "the old boot's cursor -> reset: true, the new log from 1", e.get("reset"))
+    wait_graph(lambda g: node(g, "NET")["ready"] and any(m["running"] for m in members(g)), what="the new boot serving")
+
+
+def s_restart():
+    print("issue 28: restart, and per-node start count and last end")
+    g = wait_graph(lambda g: node(g, "REPORT")["running"], what="REPORT running")
+    before = node(g, "REPORT")["starts"]
+    since = g["events_next"] - 1
+    s, js = verb("REPORT", "restart")
+    check(s == 202 and js.get("queued"), "POST REPORT/restart -> 202", (s, js))
+    evs = events_until(since, lambda ev: idx(ev, ("spawned",), "REPORT") is not None)
+    i_down = idx(evs, DOWN, "REPORT")
+    check(i_down is not None and i_down < idx(evs, ("spawned",), "REPORT"), "REPORT went down, then was spawned",
+          [(e["kind"], e["name"]) for e in evs])
+    g = wait_graph(lambda g: node(g, "REPORT")["running"], what="REPORT running again")
+    r = node(g, "REPORT")
+    check(r["starts"] == before + 1 and r["last_end"] in ("exited", "down"), "REPORT: starts +1, last end recorded", r)
+
+
+def s_long_holds():
+    print("issue 28 (6, 9): the documented 10 s maximum holds, and a long hold is not a stale worker")
+    s, js = call("GET", "/api/slow?ms=10000", token=TOKEN, timeout=20)
+    check(s == 200 and js.get("slept_ms") == 10000, "GET /api/slow?ms=10000 -> 200 after 10 s", (s, js))
+    g = graph()
+    since = g["events_next"] - 1
+    t0 = time.monotonic()
+    # A cursor past the log: nothing new can arrive, so it waits the full 10 s.
+    s, e = request("GET", "/api/events?since=1000000000&wait=10000", timeout=20)
+    took = time.monotonic() - t0
+    check(s == 200 and isinstance(e, dict) and took >= 9.5,
+          f"GET /api/events?wait=10000 -> 200 after the full wait ({took:.1f} s)", (s, e))
+    s, e = call("GET", f"/api/events?since={since}")
+    stale = [x for x in e["events"] if x["kind"] == "stale"]
+    check(not stale, "no worker was marked stale by those holds", stale)
+    s, js = call("GET", "/api/slow?ms=10001", token=TOKEN)
+    check(s == 400 and js.get("error") == "bad_duration", "GET /api/slow?ms=10001 -> 400 bad_duration", (s, js))
+
+
+def s_reboot_reader():
+    print("issue 28 (4): a reader from an earlier boot is told the log restarted")
+    g = graph()
+    s, e = call("GET", f"/api/events?since={g['events_next'] + 1000}")
+    check(s == 200 and e.get("reset") is True and e["events"] and e["events"][0]["seq"] == 1,
+          "since past the log -> reset: true and the log from its first entry", (s, {k: e.get(k) for k in ("reset", "last", "boot")}))
+    check(e.get("boot") == g.get("boot") and g.get("boot"), "the answer names this boot (the id /api/graph shows)",
+          (e.get("boot"), g.get("boot")))
+
+
+def s_jobs_truth():
+    print("issue 28 (7): every accepted job keeps a findable outcome; a refused one is never shown")
+    # One lane holds 5 (1 running, 4 queued): the rest are refused at once.
+    codes, ids = [], []
+    for _ in range(12):
+        s, js = call("POST", "/api/jobs", body={"lane": "calibrate", "policy": "queue", "ms": 400}, token=TOKEN)
+        codes.append((s, js.get("error")))
+        if s == 202:
+            ids.append(js["id"])
+    check(len(ids) == 5 and all(c == (503, "queue_full") for c in codes[5:]),
+          "12 Queue jobs to one lane: 5 accepted, 7 refused 503 queue_full", codes)
+    end = time.monotonic() + 15
+    while time.monotonic() < end:
+        outs = [call("GET", f"/api/jobs/{i}")[1] for i in ids]
+        if all(o.get("state") not in ("submitted", "running") for o in outs):
+            break
+        time.sleep(0.3)
+    check(all(o.get("state") == "completed" for o in outs), "each accepted job completed (GET /api/jobs/{id})",
+          [(o.get("id"), o.get("state")) for o in outs])
+    check(all(o["submitted_ms"] <= o["started_ms"] <= o["ended_ms"] and o["ended_ms"] > 0 for o in outs),
+          "with submitted/started/ended times", outs[0])
+    jobs_now = call("GET", "/api/jobs")[1]["jobs"]
+    check(not any(j["state"] == "queue_full" for j in jobs_now), "no refused job shown in /api/jobs",
+          [(j["id"], j["state"]) for j in jobs_now])
+    # Jobs in flight are bounded by the watchers (8): the 9th is refused
+    # with 503 jobs_busy and leaves no row.
+    accepted, refused = [], []
+    for k in range(10):
+        lane = "calibrate" if k % 2 == 0 else "update"
+        s, js = call("POST", "/api/jobs", body={"lane": lane, "policy": "queue", "ms": 2000}, token=TOKEN)
+        if s == 202:
+            accepted.append(js["id"])
+        else:
+            refused.append((s, js.get("error")))
+    check(len(accepted) == 8 and refused and all(r == (503, "jobs_busy") for r in refused),
+          "10 long jobs over two lanes: 8 accepted, the rest 503 jobs_busy", (accepted, refused))
+    rows = call("GET", "/api/jobs")[1]["jobs"]
+    ids_shown = {j["id"] for j in rows}
+    check(set(accepted) <= ids_shown and not any(j["state"] in ("queue_full", "jobs_busy") for j in rows),
+          "accepted ones all shown, no refused one", [(j["id"], j["state"]) for j in rows])
+    end = time.monotonic() + 20
+    while time.monotonic() < end and any(call("GET", f"/api/jobs/{i}")[1]["state"] in ("submitted", "running") for i in accepted):
+        time.sleep(0.5)
+    outs = [call("GET", f"/api/jobs/{i}")[1]["state"] for i in accepted]
+    check(all(o == "completed" for o in outs), "all 8 completed", outs)
+    # Past the table's capacity rows are evicted (finished ones only),
+    # counted, and an evicted id answers 410.
+    cap = call("GET", "/api/jobs")[1]["capacity"]
+    n = 0
+    while n < cap + 4:
+        for lane in ("calibrate", "update"):
+            for _ in range(3):
+                s, js = call("POST", "/api/jobs", body={"lane": lane, "policy": "queue", "ms": 1}, token=TOKEN)
+                n += s == 202
+        time.sleep(0.3)
+    time.sleep(1)
+    j = call("GET", "/api/jobs")[1]
+    check(j["evicted"] > 0 and len(j["jobs"]) == cap, f"table full at {cap} rows, {j['evicted']} evicted (counted)",
+          {k: j[k] for k in ("capacity", "evicted")})
+    s, js = call("GET", "/api/jobs/1")
+    check(s == 410 and js.get("error") == "evicted", "GET /api/jobs/1 -> 410 evicted", (s, js))
+    s, js = call("GET", "/api/jobs/999999")
+    check(s == 404 and js.get("error") == "unknown_job", "GET /api/jobs/999999 -> 404 unknown_job", (s, js))
+
+
+def s_http_details():
+    print("issue 28 (10): HTTP details")
+    line, hdrs, body = raw_http(b"HEAD /api/graph HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n")
+    check(" 200 " in line + " " and body == b"" and int(hdrs.get("content-length", "0")) > 0,
+          "HEAD /api/graph: 200, Content-Length, no body", (line, hdrs.get("content-length"), body[:60]))
+    for method, path, tok in [("GET", "/api/nodes/NET/activate", None), ("POST", "/api/graph", TOKEN),
+                              ("GET", "/api/confirm", None), ("DELETE", "/api/jobs", TOKEN)]:
+        s, js = call(method, path, token=tok)
+        check(s == 405 and isinstance(js, dict) and js.get("error") == "method_not_allowed",
+              f"{method} {path} -> 405 method_not_allowed", (s, js))
+    c, h, js = raw_json(b"GET /api/nodes/NET/activate HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n")
+    check(c == 405 and h.get("allow") == "POST", "405 names the allowed method (Allow: POST)", (c, h.get("allow")))
+    c, h, js = raw_json(b"GET /api/graph HTTP/1.1\r\nHost: d\r\nX-Pad: " + b"a" * 3000 + b"\r\nConnection: close\r\n\r\n")
+    check(c == 431 and isinstance(js, dict) and js.get("error") == "headers_too_large", "3 KB of headers -> 431 JSON", (c, js))
+    c, h, js = raw_json(b"GET /api/graph?x=" + b"a" * 3000 + b" HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n")
+    check(c == 414 and isinstance(js, dict) and js.get("error") == "uri_too_long", "3 KB URL -> 414 JSON", (c, js))
+    auth = f"Authorization: Bearer {TOKEN}\r\n".encode()
+    body = b'{"lane":"update","ms":5}'
+    c, h, js = raw_json(b"POST /api/jobs HTTP/1.1\r\nHost: d\r\n" + auth + b"Content-Length: 24\r\nContent-Length: 5\r\n"
+                        b"Connection: close\r\n\r\n" + body)
+    check(c == 400 and isinstance(js, dict) and js.get("error") == "duplicate_content_length",
+          "two Content-Length headers -> 400 duplicate_content_length", (c, js))
+    c, h, js = raw_json(b"POST /api/jobs HTTP/1.1\r\nHost: d\r\n" + auth + b"Transfer-Encoding: chunked\r\n"
+                        b"Connection: close\r\n\r\n18\r\n" + body + b"\r\n0\r\n\r\n")
+    check(c == 411 and isinstance(js, dict) and js.get("error") == "length_required",
+          "a chunked body -> 411 length_required", (c, js))
+    for ms in (99999999999, -5, 2.5, 1e30):
+        s, js = call("POST", "/api/jobs", body={"lane": "update", "ms": ms}, token=TOKEN)
+        check(s == 400 and js.get("error") == "bad_duration", f"job ms {ms} -> 400 bad_duration", (s, js))
+    check(graph()["uptime_ms"] > 0, "device still answers")
+
+
+def s_jobs_disabled():
+    print("issue 28 (7): a job the controller would reject (its lane's node deactivated) is refused up front")
+    s, js = verb("CALIBRATE", "deactivate")
+    check(s == 202, "POST CALIBRATE/deactivate -> 202", (s, js))
+    time.sleep(0.5)
+    before = {j["id"] for j in call("GET", "/api/jobs")[1]["jobs"]}
+    s, js = call("POST", "/api/jobs", body={"lane": "calibrate", "ms": 100}, token=TOKEN)
+    check(s == 409 and js.get("error") == "target_disabled", "calibrate job -> 409 target_disabled", (s, js))
+    after = {j["id"] for j in call("GET", "/api/jobs")[1]["jobs"]}
+    check(after == before, "and no row for it", sorted(after - before))
+    s, js = verb("CALIBRATE", "activate")
+    check(s == 202, "POST CALIBRATE/activate -> 202", (s, js))
+    time.sleep(0.5)
+    s, js = call("POST", "/api/jobs", body={"lane": "calibrate", "ms": 100}, token=TOKEN)
+    check(s == 202, "then a calibrate job is accepted", (s, js))
+    jid = js["id"]
+    end = time.monotonic() + 10
+    while time.monotonic() < end and call("GET", f"/api/jobs/{jid}")[1]["state"] != "completed":
+        time.sleep(0.2)
+    check(call("GET", f"/api/jobs/{jid}")[1]["state"] == "completed", "and completes")
+
+
+def s_log_burst():
+    print("issue 28 (7): a burst of 120 control commands stays in the event log")
+    since = graph()["events_next"] - 1
+    sent = 0
+    while sent < 120:
+        s, js = verb("SENSOR", "activate")
+        sent += s == 202
+    time.sleep(0.5)
+    missed, last, kinds = 0, since, []
+    while True:
+        s, e = call("GET", f"/api/events?since={last}")
+        missed += e["missed"]
+        kinds += [x["kind"] for x in e["events"]]
+        if e["last"] == last:
+            break
+        last = e["last"]
+    check(missed == 0 and kinds.count("control") >= 120,
+          f"all {len(kinds)} entries readable ({kinds.count('control')} control), none missed", missed)
+
+
+def count_pool_events(since):
+    n, last = 0, since
+    while True:
+        s, e = call("GET", f"/api/events?since={last}")
+        n += sum(1 for x in e["events"] if x["kind"] in ("pool_grew", "pool_shrank"))
+        if e["last"] == last:
+            return n, e
+        last = e["last"]
+
+
+def s_quiet_polling():
+    print("issue 28 (9): a dashboard's polling does not churn the pool")
+    wait_graph(lambda g: g["pools"][0]["busy"] <= 1, timeout=20, what="pool idle (but for this request)")
+    time.sleep(4)  # past the cooldown: the pool at its floor
+    since = graph()["events_next"] - 1
+    t_end = time.monotonic() + 12
+    while time.monotonic() < t_end:  # the page's pattern: three GETs a second, one after another
+        t0 = time.monotonic()
+        call("GET", "/api/graph")
+        call("GET", "/api/jobs")
+        call("GET", f"/api/events?since={since}")
+        time.sleep(max(0, 1 - (time.monotonic() - t0)))
+    n, _ = count_pool_events(since)
+    # Reported, not asserted: one sequential poller can still catch both
+    # pool members busy (one closing its last connection) and grow the pool
+    # once; seen in 1 of 8 runs here, and never on the unchanged firmware
+    # either (the issue's churn did not reproduce). The browser test asserts
+    # the real page's 12 s.
+    FIGURES["pool_events_in_12s_of_dashboard_polling"] = n
+    print(f"  fig 12 s of dashboard-style polling: {n} pool grow/shrink events")
+
+
+def attack(kind, n_attackers, seconds=8.0):
+    """Run `n_attackers` hostile clients for `seconds`, while a normal
+    client makes one try at a time at GET /api/graph (2 s timeout, no retry,
+    0.1 s apart). Returns (successes, tries)."""
+    stop = time.monotonic() + seconds
+
+    def dribbler():
+        while time.monotonic() < stop:
+            try:
+                s = socket.create_connection((HOST, PORT), timeout=3)
+                s.sendall(b"GET /api/graph HTTP/1.1\r\n")
+                while time.monotonic() < stop:
+                    time.sleep(0.5)
+                    s.sendall(b"X-A: b\r\n")
+            except OSError:
+                pass
+            finally:
+                try:
+                    s.close()
+                except Exception:  # noqa: BLE001
+                    pass
+
+    def sleeper():
+        while time.monotonic() < stop:
+            try:
+                request("GET", "/api/slow?ms=9000", timeout=12)
+            except (OSError, http.client.HTTPException):
+                pass
+
+    def poller():
+        while time.monotonic() < stop:
+            try:
+                request("GET", "/api/events?since=1000000000&wait=9000", timeout=12)
+            except (OSError, http.client.HTTPException):
+                pass
+
+    target = {"dribble": dribbler, "slow": sleeper, "longpoll": poller}[kind]
+    ts = [threading.Thread(target=target, daemon=True) for _ in range(n_attackers)]
+    for t in ts:
+        t.start()
+    time.sleep(1.0)
+    ok = tries = 0
+    while time.monotonic() < stop:
+        tries += 1
+        try:
+            s, g = request("GET", "/api/graph", timeout=2)
+            ok += s == 200
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.1)
+    for t in ts:
+        t.join(15)
+    return ok, tries
+
+
+def s_attacks():
+    print("issue 28 (8): cheap denial of service without a token")
+    # The success floors sit well under what the fixed device measures
+    # (README) and above what it measured before (0 % and 31 %).
+    seen = {}
+    for kind, n in (("slow", 7), ("longpoll", 7), ("dribble", 8)):
+        peak = [0]
+
+        def watch():
+            end = time.monotonic() + 8
+            while time.monotonic() < end:
+                try:
+                    s, g = request("GET", "/api/graph", timeout=2)
+                    if s == 200:
+                        peak[0] = max(peak[0], g["http"]["anonymous_waits"])
+                except (OSError, http.client.HTTPException, KeyError, TypeError):
+                    pass
+                time.sleep(0.3)
+        w = threading.Thread(target=watch)
+        if kind == "longpoll":
+            w.start()
+        ok, tries = attack(kind, n)
+        if kind == "longpoll":
+            w.join(15)
+        FIGURES[f"normal_client_success_under_{kind}_x{n}"] = f"{ok}/{tries}"
+        seen[kind] = (ok, tries, peak[0])
+        wait_graph(lambda g: True, what="device answers after the attack")
+    ok, tries, _ = seen["slow"]
+    s, js = request("GET", "/api/slow?ms=9000", timeout=5)
+    check(s == 401, "GET /api/slow without the token -> 401 at once (it is a load-test hook)", (s, js))
+    check(ok / max(tries, 1) >= 0.1, f"7 clients looping on /api/slow: a normal client got {ok}/{tries}", seen)
+    ok, tries, peak = seen["longpoll"]
+    check(peak == 3, f"7 clients long-polling without a token held at most 3 workers (peak {peak}); "
+          f"a normal client got {ok}/{tries}", seen)
+    ok, tries, _ = seen["dribble"]
+    check(ok / max(tries, 1) >= 0.5, f"8 clients dribbling their headers: a normal client got {ok}/{tries} (floor 50%)", seen)
+    g = graph()
+    check(g["http"]["evicted_slow_heads"] > 0, f"slow heads cut while others waited: {g['http']['evicted_slow_heads']}", g["http"])
+
+
 def main():
-    scenarios = [s_token, s_bad_inputs, s_pause_resume, s_deactivate_net, s_activate_leaf, s_jobs, s_load,
-                 s_wedge, s_mailbox_full, s_slow_client, s_silent_crowd]
+    scenarios = [s_token, s_bad_inputs, s_http_details, s_pause_resume, s_deactivate_net, s_activate_leaf,
+                 s_cut_guard, s_guard_forgets, s_restart, s_reboot_reader, s_jobs, s_jobs_truth, s_jobs_disabled, s_log_burst, s_long_holds, s_quiet_polling,
+                 s_load, s_wedge, s_mailbox_full, s_attacks, s_slow_client, s_silent_crowd, s_reboot]
+    only = [a for a in sys.argv[4:]]
+    if only:
+        scenarios = [sc for sc in scenarios if sc.__name__ in only]
     t0 = time.monotonic()
     try:
         for sc in scenarios:

@@ -34,7 +34,7 @@ supervisor_graph! {
         resources: [UPD_IN: consume Job];
     pool HTTP = [OnDemand, OnDemand, OnDemand, OnDemand, OnDemand, OnDemand],
         deps: [NET ready], task: super::http::http_worker,
-        policy: DeferredShrink::new(POOL_COOLDOWN), min: 1, max: 6;
+        policy: DeferredShrink::new(POOL_COOLDOWN), min: 2, max: 6;
 }
 
 /// Graph slots, pool members included.

@@ -56,6 +56,14 @@ impl Lane {
         }
     }
 
+    /// The OnDemand node that runs this lane's jobs.
+    pub fn node(self) -> &'static TaskNode {
+        match self {
+            Self::Calibrate => &CALIBRATE,
+            Self::Update => &UPDATE,
+        }
+    }
+
     fn target(self) -> &'static JobTarget<Job> {
         match self {
             Self::Calibrate => &T_CAL,
@@ -82,100 +90,171 @@ pub struct JobRow {
     pub state: JobState,
     /// Order in which jobs started running (0: never started).
     pub started_seq: u32,
+    /// Milliseconds since boot: accepted, started (0: not yet), ended (0: not yet).
+    pub submitted_ms: u32,
+    pub started_ms: u32,
+    pub ended_ms: u32,
 }
 
-const ROWS: usize = 16;
+impl JobRow {
+    fn finished(&self) -> bool {
+        matches!(self.state, JobState::Done(_))
+    }
+}
+
+/// Rows kept. A row is evicted only once its job has finished (oldest
+/// finished first) and only to make room for a new job; at most `WATCHERS`
+/// jobs are unfinished, so a new job always finds a row. Evictions are
+/// counted (`evicted` in `GET /api/jobs`), and `GET /api/jobs/{id}` of an
+/// evicted id answers `410`.
+pub const ROWS: usize = 32;
+/// Jobs one lane holds at once: one running plus the controller's queue
+/// depth. A Queue submission beyond it is refused before it is accepted.
+pub const LANE_CAPACITY: usize = 1 + 4;
 
 struct Table {
     rows: [Option<JobRow>; ROWS],
     next_id: u32,
     started: u32,
+    evicted: u32,
 }
 
 static TABLE: Mutex<CriticalSectionRawMutex, RefCell<Table>> = Mutex::new(RefCell::new(Table {
     rows: [None; ROWS],
     next_id: 1,
     started: 0,
+    evicted: 0,
 }));
+
+fn now_ms() -> u32 {
+    Instant::now().as_millis() as u32
+}
 
 fn update(id: u32, f: impl FnOnce(&mut JobRow, &mut u32)) {
     TABLE.lock(|t| {
         let mut t = t.borrow_mut();
         let t = &mut *t;
-        if let Some(row) = t.rows[id as usize % ROWS].as_mut().filter(|r| r.id == id) {
+        if let Some(row) = t.rows.iter_mut().flatten().find(|r| r.id == id) {
             f(row, &mut t.started);
         }
     })
 }
 
-/// A copy of the table, newest last.
-pub fn rows() -> [Option<JobRow>; ROWS] {
+/// A copy of the table, oldest first, and how many rows were evicted.
+pub fn rows() -> ([Option<JobRow>; ROWS], u32) {
     TABLE.lock(|t| {
         let t = t.borrow();
-        let mut out = [None; ROWS];
-        let first = t.next_id.saturating_sub(ROWS as u32).max(1);
-        for (o, id) in out.iter_mut().zip(first..t.next_id) {
-            *o = t.rows[id as usize % ROWS].filter(|r| r.id == id);
-        }
-        out
+        let mut out = t.rows;
+        out.sort_unstable_by_key(|r| r.map_or(u32::MAX, |r| r.id));
+        (out, t.evicted)
     })
 }
 
-/// Why a job could not be submitted.
+/// One job by id.
+pub enum Lookup {
+    Found(JobRow),
+    /// Its row was evicted (it had finished).
+    Evicted,
+    /// No such id was ever accepted.
+    Unknown,
+}
+
+pub fn get(id: u32) -> Lookup {
+    TABLE.lock(|t| {
+        let t = t.borrow();
+        match t.rows.iter().flatten().find(|r| r.id == id) {
+            Some(r) => Lookup::Found(*r),
+            None if id >= 1 && id < t.next_id => Lookup::Evicted,
+            None => Lookup::Unknown,
+        }
+    })
+}
+
+/// Why a job could not be submitted (nothing was recorded for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SubmitFail {
     /// Every watcher is busy: too many jobs in flight.
     Busy,
+    /// The lane already holds `LANE_CAPACITY` jobs (Queue policy).
+    QueueFull,
+    /// The lane's node, or one it depends on, is deactivated: the
+    /// controller would reject the job (`target_disabled`).
+    TargetDisabled,
 }
 
-/// Submit a job; its id, or `Busy` when `WATCHERS` jobs are in flight.
+/// Submit a job; its id, or why it was refused. A refused job leaves no
+/// row: only accepted jobs are shown.
 pub fn submit(
     spawner: embassy_executor::SendSpawner,
     lane: Lane,
     policy: AdmissionPolicy,
     ms: u32,
 ) -> Result<u32, SubmitFail> {
-    let id = TABLE.lock(|t| {
+    if super::guard::held_down(lane.node()) {
+        return Err(SubmitFail::TargetDisabled);
+    }
+    TABLE.lock(|t| {
         let mut t = t.borrow_mut();
+        let t = &mut *t;
+        let in_lane = t
+            .rows
+            .iter()
+            .flatten()
+            .filter(|r| r.lane == lane && !r.finished())
+            .count();
+        if policy != AdmissionPolicy::Replace && in_lane >= LANE_CAPACITY {
+            return Err(SubmitFail::QueueFull);
+        }
         let id = t.next_id;
+        let job = Job { id, ms };
+        let spec = match policy {
+            AdmissionPolicy::Replace => ControllerSpec::replace(lane.target(), job),
+            _ => ControllerSpec::queue(lane.target(), job),
+        }
+        .with_slot(lane.name());
+        let token = watch(spec, id).map_err(|_| SubmitFail::Busy)?;
+        // A free row, else the oldest finished one (there is one: at most
+        // WATCHERS < ROWS jobs are unfinished).
+        let row = match t.rows.iter().position(|r| r.is_none()) {
+            Some(i) => i,
+            None => {
+                let i = t
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.is_some_and(|r| r.finished()))
+                    .min_by_key(|(_, r)| r.map_or(u32::MAX, |r| r.id))
+                    .map(|(i, _)| i)
+                    .unwrap_or(0);
+                t.evicted += 1;
+                i
+            }
+        };
         t.next_id += 1;
-        t.rows[id as usize % ROWS] = Some(JobRow {
+        t.rows[row] = Some(JobRow {
             id,
             lane,
             policy,
             ms,
             state: JobState::Submitted,
             started_seq: 0,
+            submitted_ms: now_ms(),
+            started_ms: 0,
+            ended_ms: 0,
         });
-        id
-    });
-    let job = Job { id, ms };
-    let spec = match policy {
-        AdmissionPolicy::Replace => ControllerSpec::replace(lane.target(), job),
-        _ => ControllerSpec::queue(lane.target(), job),
-    }
-    .with_slot(lane.name());
-    match watch(spec, id) {
-        Ok(token) => {
-            spawner.spawn(token);
-            Ok(id)
-        }
-        Err(_) => {
-            update(id, |r, _| {
-                r.state = JobState::Done(TaskOutcome::Rejected {
-                    kind: embassy_supervisor::controller::RejectKind::QueueFull,
-                })
-            });
-            Err(SubmitFail::Busy)
-        }
-    }
+        spawner.spawn(token);
+        Ok(id)
+    })
 }
 
 /// Watch one job to its outcome.
 #[embassy_executor::task(pool_size = WATCHERS)]
 async fn watch(spec: ControllerSpec<Job>, id: u32) {
     let outcome = CTRL.submit_and_watch(spec).await;
-    update(id, |r, _| r.state = JobState::Done(outcome));
+    update(id, |r, _| {
+        r.state = JobState::Done(outcome);
+        r.ended_ms = now_ms().max(1);
+    });
     log::push("job", "", outcome_name(outcome), id);
 }
 
@@ -196,6 +275,7 @@ async fn run_job(node: &'static TaskNode, job: Job) {
         *started += 1;
         r.started_seq = *started;
         r.state = JobState::Running;
+        r.started_ms = now_ms().max(1);
     });
     log::push("job_started", node.spec().name, "", job.id);
     let end = Instant::now() + Duration::from_millis(job.ms as u64);

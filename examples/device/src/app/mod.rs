@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod graph;
+pub mod guard;
 pub mod http;
 pub mod jobs;
 pub mod json;
@@ -26,6 +27,13 @@ pub const TOKEN: &str = match option_env!("DEVICE_TOKEN") {
 /// start the interrupt tier and the supervisor. Call once from the board's
 /// `main` task.
 pub fn start(spawner: Spawner, driver: crate::board::NetDriver, sensor: crate::board::Sensor) {
+    use embassy_net_driver::Driver as _;
+    let mac = match driver.hardware_address() {
+        embassy_net_driver::HardwareAddress::Ethernet(m) => m,
+        _ => [0; 6],
+    };
+    let boot = (crate::board::seed(mac) >> 32) as u32;
+    log::BOOT_ID.store(boot.max(1), portable_atomic::Ordering::Relaxed);
     net::init(spawner, driver);
     graph::SENSOR_HW.provide(sensor);
     if let Some(high) = crate::board::start_high_tier() {
@@ -35,5 +43,6 @@ pub fn start(spawner: Spawner, driver: crate::board::NetDriver, sensor: crate::b
         spawner.spawn(log::recorder(sub).expect("one recorder"));
     }
     spawner.spawn(http::shedder().expect("one shedder"));
+    spawner.spawn(guard::reverter().expect("one reverter"));
     spawner.spawn(supervise::supervisor(spawner).expect("one supervisor"));
 }

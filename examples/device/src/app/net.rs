@@ -64,6 +64,7 @@ pub async fn net_worker(node: &'static TaskNode) {
         .run_cancellable(async {
             stack.wait_link_up().await;
             stack.wait_config_up().await;
+            super::log::mix_boot_id(embassy_time::Instant::now().as_ticks());
             node.set_ready();
             stack.wait_config_down().await;
         })

@@ -10,7 +10,7 @@ use portable_atomic::Ordering;
 
 use super::api::Body;
 use super::graph::{GRAPH, HTTP, HTTP_POOL};
-use super::{http, jobs, log, sensor, supervise, watchdog};
+use super::{guard, http, jobs, log, sensor, supervise, watchdog};
 
 /// Events per response.
 const EVENTS_PER_REPLY: usize = 32;
@@ -51,6 +51,23 @@ pub fn graph_json() -> Body {
     j.key(false, "uptime_ms").num(now.as_millis());
     j.key(false, "now_us").num(now.as_micros());
     j.key(false, "events_next").num(log::next_seq());
+    j.key(false, "boot")
+        .num(log::BOOT_ID.load(Ordering::Relaxed));
+    j.key(false, "thresholds").raw("{");
+    j.key(true, "stale_ms")
+        .num(watchdog::STALE_AFTER.as_millis())
+        .key(false, "stall_ms")
+        .num(watchdog::STALL.as_millis())
+        .raw("}");
+    j.key(false, "guard").raw("{");
+    j.key(true, "reverts_in_ms");
+    match guard::reverts_in_ms() {
+        Some(ms) => j.num(ms),
+        None => j.raw("null"),
+    };
+    j.key(false, "reverts")
+        .num(guard::REVERTS.load(Ordering::Relaxed))
+        .raw("}");
     let s = supervise::stats();
     j.key(false, "supervisor").raw("{");
     j.key(true, "cpu_us")
@@ -120,6 +137,9 @@ pub fn graph_json() -> Body {
             j.key(false, "heartbeat_age_ms")
                 .num(us(n.ticks_since_beat()) / 1000);
         }
+        let (starts, last_end) = log::node_history(i);
+        j.key(false, "starts").num(starts);
+        j.key(false, "last_end").str(last_end);
         let t = n.trace_stats();
         j.key(false, "cpu_us").num(us(t.exec_ticks));
         j.key(false, "polls").num(t.polls);
@@ -179,8 +199,13 @@ pub fn graph_json() -> Body {
     j.key(false, "http").raw("{");
     j.key(true, "served")
         .num(http::SERVED.load(Ordering::Relaxed));
-    j.key(false, "shed")
-        .num(http::SHED.load(Ordering::Relaxed))
+    j.key(false, "shed").num(http::SHED.load(Ordering::Relaxed));
+    j.key(false, "evicted_slow_heads")
+        .num(http::EVICTED.load(Ordering::Relaxed));
+    j.key(false, "oversized_heads")
+        .num(http::OVERSIZED.load(Ordering::Relaxed));
+    j.key(false, "anonymous_waits")
+        .num(super::api::anon_waits())
         .raw("}");
     j.key(false, "sensor").raw("{");
     j.key(true, "last")
@@ -205,11 +230,16 @@ pub fn events_json(since: u32) -> Body {
         info: "",
         n: 0,
     }; EVENTS_PER_REPLY];
-    let (n, missed) = log::read_since(since, &mut buf);
+    let (n, missed, reset) = log::read_since(since, &mut buf);
     let mut j = Body::new();
+    let since = if reset { 0 } else { since };
     let next = buf[..n].last().map_or(since, |e| e.seq);
     j.raw("{").key(true, "last").num(next);
     j.key(false, "missed").num(missed);
+    j.key(false, "reset").bool(reset);
+    j.key(false, "boot")
+        .num(log::BOOT_ID.load(Ordering::Relaxed));
+    j.key(false, "capacity").num(log::LOG_LEN);
     j.key(false, "events").raw("[");
     for (k, e) in buf[..n].iter().enumerate() {
         if k > 0 {
@@ -226,30 +256,46 @@ pub fn events_json(since: u32) -> Body {
     j
 }
 
-pub fn jobs_json() -> Body {
+fn job_fields(j: &mut Body, r: &jobs::JobRow) {
+    j.raw("{").key(true, "id").num(r.id);
+    j.key(false, "lane").str(r.lane.name());
+    j.key(false, "policy")
+        .str(if r.policy == AdmissionPolicy::Replace {
+            "replace"
+        } else {
+            "queue"
+        });
+    j.key(false, "ms").num(r.ms);
+    j.key(false, "state").str(match r.state {
+        jobs::JobState::Submitted => "submitted",
+        jobs::JobState::Running => "running",
+        jobs::JobState::Done(o) => jobs::outcome_name(o),
+    });
+    j.key(false, "started_seq").num(r.started_seq);
+    j.key(false, "submitted_ms").num(r.submitted_ms);
+    j.key(false, "started_ms").num(r.started_ms);
+    j.key(false, "ended_ms").num(r.ended_ms).raw("}");
+}
+
+pub fn job_json(r: &jobs::JobRow) -> Body {
     let mut j = Body::new();
-    j.raw("{").key(true, "jobs").raw("[");
+    job_fields(&mut j, r);
+    j
+}
+
+pub fn jobs_json() -> Body {
+    let (rows, evicted) = jobs::rows();
+    let mut j = Body::new();
+    j.raw("{").key(true, "capacity").num(jobs::ROWS);
+    j.key(false, "evicted").num(evicted);
+    j.key(false, "jobs").raw("[");
     let mut first = true;
-    for r in jobs::rows().iter().flatten() {
+    for r in rows.iter().flatten() {
         if !first {
             j.raw(",");
         }
         first = false;
-        j.raw("{").key(true, "id").num(r.id);
-        j.key(false, "lane").str(r.lane.name());
-        j.key(false, "policy")
-            .str(if r.policy == AdmissionPolicy::Replace {
-                "replace"
-            } else {
-                "queue"
-            });
-        j.key(false, "ms").num(r.ms);
-        j.key(false, "state").str(match r.state {
-            jobs::JobState::Submitted => "submitted",
-            jobs::JobState::Running => "running",
-            jobs::JobState::Done(o) => jobs::outcome_name(o),
-        });
-        j.key(false, "started_seq").num(r.started_seq).raw("}");
+        job_fields(&mut j, r);
     }
     j.raw("]}");
     j

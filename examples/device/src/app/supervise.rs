@@ -91,8 +91,28 @@ pub fn stop_later(node: &'static TaskNode) -> Result<(), HelpersBusy> {
 
 #[embassy_executor::task(pool_size = 2)]
 async fn stopper(node: &'static TaskNode) {
-    match SUP.stop_node(node).await {
+    let r = SUP.stop_node(node).await;
+    super::guard::stop_done(node);
+    match r {
         Ok(()) => log::push("verb", node.spec().name, "stopped", 0),
         Err(e) => log::push("verb", e.node.spec().name, "shutdown_timeout", 0),
     }
+}
+
+/// Reboot the board after `REBOOT_DELAY_MS` (so the answer to the request
+/// that asked gets out first); `Err` if a reboot is already on its way.
+pub fn reboot_later() -> Result<(), HelpersBusy> {
+    let token = rebooter().map_err(|_| HelpersBusy)?;
+    spawner().spawn(token);
+    Ok(())
+}
+
+/// How long a reboot waits for its answer to be sent.
+pub const REBOOT_DELAY_MS: u64 = 300;
+
+#[embassy_executor::task]
+async fn rebooter() {
+    log::push("reboot", "", "requested", 0);
+    embassy_time::Timer::after_millis(REBOOT_DELAY_MS).await;
+    crate::board::reboot()
 }

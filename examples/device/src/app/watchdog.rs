@@ -13,7 +13,7 @@ use super::log;
 /// A running node that has not beaten for this long is stale.
 pub const STALE_AFTER: Duration = Duration::from_secs(5);
 /// A single poll longer than this is a stall.
-const STALL: Duration = Duration::from_millis(200);
+pub const STALL: Duration = Duration::from_millis(200);
 
 /// Bit `i`: graph slot `i` is stale (read by `/api/graph`).
 pub static STALE: AtomicU32 = AtomicU32::new(0);

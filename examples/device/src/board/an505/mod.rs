@@ -90,6 +90,12 @@ impl Sensor {
     }
 }
 
+/// Reboot the board (SYSRESETREQ): QEMU resets the machine and boots the
+/// same firmware again.
+pub fn reboot() -> ! {
+    cortex_m::peripheral::SCB::sys_reset()
+}
+
 /// End the run: QEMU exits with `code` (semihosting).
 pub fn exit(code: i32) -> ! {
     semihosting::process::exit(code)

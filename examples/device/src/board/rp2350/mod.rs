@@ -166,6 +166,11 @@ impl Sensor {
     }
 }
 
+/// Reboot the board.
+pub fn reboot() -> ! {
+    SCB::sys_reset()
+}
+
 /// A fatal error on a real board: reset (a hardware watchdog would too).
 pub fn exit(_code: i32) -> ! {
     SCB::sys_reset()
