@@ -44,6 +44,7 @@ mod policy;
 mod render;
 mod resource;
 mod supervisor;
+mod sync;
 mod wait;
 
 #[cfg(feature = "control")]
@@ -118,7 +119,7 @@ pub mod __private {
     /// A zeroed budget log of `R` stamps (the macro's `restart_budget:`).
     #[cfg(feature = "restart")]
     pub const fn restart_log<const R: usize>() -> crate::RestartLog<R> {
-        [const { portable_atomic::AtomicU32::new(0) }; R]
+        [const { crate::sync::AtomicU32::new(0) }; R]
     }
 
     use embassy_executor::SpawnError;
