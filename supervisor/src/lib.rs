@@ -56,6 +56,12 @@ mod pool;
 #[cfg(all(feature = "log", not(target_os = "none")))]
 mod stderr_log;
 
+/// Thin entry points into the lifecycle protocol for the loom models
+/// (`tests/loom_*.rs`); only under `cfg(loom)`, never in a normal build.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod loom_hooks;
+
 #[cfg(feature = "breadcrumb")]
 pub mod breadcrumb;
 #[cfg(feature = "controller")]

@@ -223,3 +223,13 @@ impl<T, F: FnMut() -> Option<T>> Future for WaitFor<'_, F> {
         }
     }
 }
+
+/// Build this execution's notifier and counters now (loom only: a model
+/// calls it before it spawns its threads). Loom models a lazy static's
+/// first use as a release by the thread that builds it and an acquire by
+/// every later user: built mid-race, that is an ordering the device does
+/// not have, which could hide a missing fence.
+#[cfg(loom)]
+pub(crate) fn build_statics() {
+    let _ = (&*WAITERS, &*OBSERVERS, &*EPOCH, &*ACTIVATIONS, &*STOPPING);
+}

@@ -107,6 +107,12 @@ pub(crate) mod task {
         static ref TASKS: loom::sync::Mutex<Vec<Waker>> = loom::sync::Mutex::new(Vec::new());
     }
 
+    /// Build this execution's table before the model's threads start (see
+    /// `notify::build_statics`).
+    pub(crate) fn build_statics() {
+        let _ = &*TASKS;
+    }
+
     /// The task behind `w` (registered at its first sight).
     pub(crate) fn task_from_waker(w: &Waker) -> TaskRef {
         let mut tasks = TASKS.lock().expect("a loom mutex is never poisoned");
