@@ -286,3 +286,82 @@ fn no_node_up_after_the_teardown_returns() {
         assert!(!node.is_running(), "up after the teardown");
     });
 }
+
+// ---- 5: a restart's stop-then-start ↔ a deactivate of the node -------------
+
+loom::lazy_static! {
+    static ref DONE: AtomicBool = AtomicBool::new(false);
+    static ref CYCLED: TaskNode = TaskNode::new(&CYCLED_SPEC);
+    static ref CYCLED_GRAPH: Graph<1> = Graph::new([Some(&*CYCLED)], [&[]]);
+    static ref CYCLED_SUP: Supervisor<1> = Supervisor::new(&CYCLED_GRAPH);
+}
+
+static CYCLED_SPEC: NodeSpec = NodeSpec::new("C", Mode::Terminate).with_spawn(hand_over);
+
+/// The spawn glue of a node whose shell is resident: hand the activation
+/// over (the model's shell pinned itself before it could ack a stop, and a
+/// respawn comes only after an ack).
+fn hand_over(node: &'static TaskNode, _: Spawner) -> Result<(), SpawnError> {
+    assert!(
+        node.wake_resident(),
+        "respawned before the shell pinned itself"
+    );
+    Ok(())
+}
+
+/// Model 5. Parties: `Supervisor::restart` of the node (its stop wave, then
+/// its bring-up); `Supervisor::deactivate` of the same node (the latch, then
+/// its stop wave); the node's resident shell, whose worker runs until
+/// stopped and which parks for the next activation until the model is over.
+/// Invariants: the latch wins: once both verbs returned the node is down
+/// and disabled, whichever order their steps took; `deactivate` returns
+/// `Ok`; `restart` returns `Ok` (it brought the node back before the latch,
+/// and the deactivate stopped it again) or is refused as `Disabled`.
+///
+/// Not exhaustive yet: at preemption bound 1 it did not finish in 10
+/// minutes (two verbs' waves and a shell: every load loom may answer with
+/// an older store is a branch), so it is ignored by default. Run a sample
+/// of its executions with `LOOM_MAX_PERMUTATIONS=200000 scripts/loom.sh
+/// restart_never --ignored` (loom stops at the first multiple of 20 000
+/// executions past the cap).
+#[test]
+#[ignore = "not exhaustive within minutes: run a sample by hand (see its doc)"]
+fn restart_never_brings_back_a_deactivated_node() {
+    model("restart_never_brings_back_a_deactivated_node", 2, || {
+        let sup: &'static Supervisor<1> = &CYCLED_SUP;
+        let node: &'static TaskNode = &CYCLED;
+        let _ = &*DONE;
+        assert!(hook::try_begin_activation(node));
+        let shell = thread::spawn(move || {
+            block_on(async move {
+                node.pin_shell().await;
+                loop {
+                    let run = node.run_cancellable_acked(pending::<()>()).await;
+                    assert!(run.is_err(), "the worker ends only by a stop");
+                    node.end_activation();
+                    let next = embassy_futures::select::select(
+                        node.wait_activation(),
+                        hook::wait_for(|| DONE.load(Ordering::Acquire)),
+                    );
+                    if let embassy_futures::select::Either::Second(()) = next.await {
+                        return;
+                    }
+                }
+            })
+        });
+        let restart = thread::spawn(move || {
+            let spawner = SPAWNER.with(|s| *s);
+            block_on(sup.restart(node, spawner))
+        });
+        block_on(async { assert!(sup.deactivate(node).await.is_ok()) });
+        match restart.join().unwrap() {
+            Ok(()) => {}
+            Err(fault) => assert_eq!(fault.kind, FaultKind::Refused(Refusal::Disabled)),
+        }
+        assert!(!node.is_running(), "a deactivated node is up");
+        assert!(node.is_disabled());
+        DONE.store(true, Ordering::Release);
+        hook::changed();
+        shell.join().unwrap();
+    });
+}
