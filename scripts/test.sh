@@ -103,6 +103,12 @@ cargo test -p embassy-supervisor-macros --features dataflow
 step "host tests (trace, then trace-nested)"
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES" --test trace
 cargo test -p embassy-supervisor --features "$TRACE_FEATURES,trace-nested" --test trace
+step "the lifecycle protocol under loom (tests/loom_protocol.rs; each model's own preemption bound)"
+# Its own target dir; removed after, when the disk runs short. About 2 min
+# of models on this 2-core machine (docs/runtime.md, "The protocol under
+# loom"), plus a first build of the dependencies under --cfg loom.
+bash scripts/loom.sh
+free_disk_if_short target/loom
 step "the demo (README's first command), then with its trace table and the wedge injected"
 cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,dataflow >/dev/null
 cargo run -q -p embassy-supervisor --example demo --features control,pool,controller,dataflow,trace,fault-inject >/dev/null

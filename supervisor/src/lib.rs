@@ -44,6 +44,7 @@ mod policy;
 mod render;
 mod resource;
 mod supervisor;
+mod sync;
 mod wait;
 
 #[cfg(feature = "control")]
@@ -54,6 +55,12 @@ mod controller_port;
 mod pool;
 #[cfg(all(feature = "log", not(target_os = "none")))]
 mod stderr_log;
+
+/// Thin entry points into the lifecycle protocol for the loom models
+/// (`tests/loom_*.rs`); only under `cfg(loom)`, never in a normal build.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod loom_hooks;
 
 #[cfg(feature = "breadcrumb")]
 pub mod breadcrumb;
@@ -118,7 +125,7 @@ pub mod __private {
     /// A zeroed budget log of `R` stamps (the macro's `restart_budget:`).
     #[cfg(feature = "restart")]
     pub const fn restart_log<const R: usize>() -> crate::RestartLog<R> {
-        [const { portable_atomic::AtomicU32::new(0) }; R]
+        [const { crate::sync::AtomicU32::new(0) }; R]
     }
 
     use embassy_executor::SpawnError;

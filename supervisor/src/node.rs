@@ -6,12 +6,12 @@ use core::future::{Future, poll_fn};
 use core::pin::pin;
 use core::task::Poll;
 
-use embassy_executor::{SpawnError, SpawnToken, Spawner};
 #[cfg(feature = "breadcrumb")]
-use portable_atomic::AtomicU8;
+use crate::sync::AtomicU8;
 #[cfg(feature = "liveness")]
-use portable_atomic::AtomicU32;
-use portable_atomic::{AtomicU16, Ordering};
+use crate::sync::AtomicU32;
+use crate::sync::{AtomicU16, Ordering, const_unless_loom};
+use embassy_executor::{SpawnError, SpawnToken, Spawner};
 
 use crate::notify;
 use crate::phase::Phase;
@@ -175,22 +175,24 @@ impl core::ops::Deref for TaskNode {
 }
 
 impl TaskNode {
-    /// The node declared by `spec` (a `disabled` spec starts disabled).
-    pub const fn new(spec: &'static NodeSpec) -> Self {
-        Self {
-            spec,
-            state: AtomicU16::new(if spec.disabled { flag::DISABLED } else { 0 }),
-            task_waker: TaskWaker::new(),
-            #[cfg(feature = "liveness")]
-            last_beat: AtomicU32::new(0),
-            #[cfg(feature = "trace")]
-            trace: NodeTrace::new(),
-            #[cfg(feature = "breadcrumb")]
-            crumb: AtomicU8::new(Phase::Idle as u8),
-            #[cfg(feature = "breadcrumb")]
-            crumb_links: crumb::Links::new(),
-            #[cfg(feature = "fault-inject")]
-            fault: inject::FaultCell::new(),
+    const_unless_loom! {
+        /// The node declared by `spec` (a `disabled` spec starts disabled).
+        pub const fn new(spec: &'static NodeSpec) -> Self {
+            Self {
+                spec,
+                state: AtomicU16::new(if spec.disabled { flag::DISABLED } else { 0 }),
+                task_waker: TaskWaker::new(),
+                #[cfg(feature = "liveness")]
+                last_beat: AtomicU32::new(0),
+                #[cfg(feature = "trace")]
+                trace: NodeTrace::new(),
+                #[cfg(feature = "breadcrumb")]
+                crumb: AtomicU8::new(Phase::Idle as u8),
+                #[cfg(feature = "breadcrumb")]
+                crumb_links: crumb::Links::new(),
+                #[cfg(feature = "fault-inject")]
+                fault: inject::FaultCell::new(),
+            }
         }
     }
 

@@ -16,39 +16,47 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
+use crate::sync::{AtomicU32, AtomicUsize, Ordering, fence, fresh_static};
 use maitake_sync::WaitQueue;
 use maitake_sync::wait_queue::Wait;
-use portable_atomic::{AtomicU32, AtomicUsize, Ordering, fence};
 
-static WAITERS: WaitQueue = WaitQueue::new();
+fresh_static! { static WAITERS: WaitQueue = WaitQueue::new(); }
 
-/// Observers that may hold an entry in [`WAITERS`]: counted from an
-/// observer's first join until it is dropped. While it reads zero a change
-/// has nobody to wake and skips the list (its lock, its SeqCst bookkeeping)
-/// entirely: the common case, an ack or an activation with no verb, driver
-/// or app-level wait registered.
-///
-/// No lost wake (a Dekker pair): an observer counts itself, fences, then
-/// joins and checks its condition; a change updates its state, fences, then
-/// reads the count. If the change reads zero, its fence came first in the
-/// single order of SeqCst fences, so the observer's check (after its own
-/// fence) sees the change.
-static OBSERVERS: AtomicUsize = AtomicUsize::new(0);
+fresh_static! {
+    /// Observers that may hold an entry in [`WAITERS`]: counted from an
+    /// observer's first join until it is dropped. While it reads zero a change
+    /// has nobody to wake and skips the list (its lock, its SeqCst bookkeeping)
+    /// entirely: the common case, an ack or an activation with no verb, driver
+    /// or app-level wait registered.
+    ///
+    /// No lost wake (a Dekker pair): an observer counts itself, fences, then
+    /// joins and checks its condition; a change updates its state, fences, then
+    /// reads the count. If the change reads zero, its fence came first in the
+    /// single order of SeqCst fences, so the observer's check (after its own
+    /// fence) sees the change.
+    static OBSERVERS: AtomicUsize = AtomicUsize::new(0);
+}
 
-/// Bumped by every change, so a driver that evaluates and then waits can
-/// tell whether something changed in between (no lost wake-ups).
-static EPOCH: AtomicU32 = AtomicU32::new(0);
+fresh_static! {
+    /// Bumped by every change, so a driver that evaluates and then waits can
+    /// tell whether something changed in between (no lost wake-ups).
+    static EPOCH: AtomicU32 = AtomicU32::new(0);
+}
 
-/// Bumped by every step that marks a node up (a spawn or a resume about to
-/// happen): a stop wave that sees it unchanged knows no dependent came back
-/// behind it, and checks nothing.
-static ACTIVATIONS: AtomicU32 = AtomicU32::new(0);
+fresh_static! {
+    /// Bumped by every step that marks a node up (a spawn or a resume about to
+    /// happen): a stop wave that sees it unchanged knows no dependent came back
+    /// behind it, and checks nothing.
+    static ACTIVATIONS: AtomicU32 = AtomicU32::new(0);
+}
 
-/// Nodes asked to stop (or pause) that have not acked yet: the `RUNNING`
-/// and `SHUTDOWN` flags both set (wraps; may read high, never low for
-/// long: see [`stop_requested`]). While it reads zero no dependency can be
-/// stopping, and a bring-up skips the check of its dependencies.
-static STOPPING: AtomicU32 = AtomicU32::new(0);
+fresh_static! {
+    /// Nodes asked to stop (or pause) that have not acked yet: the `RUNNING`
+    /// and `SHUTDOWN` flags both set (wraps; may read high, never low for
+    /// long: see [`stop_requested`]). While it reads zero no dependency can be
+    /// stopping, and a bring-up skips the check of its dependencies.
+    static STOPPING: AtomicU32 = AtomicU32::new(0);
+}
 
 /// A running node was just asked to stop. Counted after the flag is set: a
 /// bring-up that reads zero in between behaves as one that checked its
@@ -214,4 +222,14 @@ impl<T, F: FnMut() -> Option<T>> Future for WaitFor<'_, F> {
             None => Poll::Pending,
         }
     }
+}
+
+/// Build this execution's notifier and counters now (loom only: a model
+/// calls it before it spawns its threads). Loom models a lazy static's
+/// first use as a release by the thread that builds it and an acquire by
+/// every later user: built mid-race, that is an ordering the device does
+/// not have, which could hide a missing fence.
+#[cfg(loom)]
+pub(crate) fn build_statics() {
+    let _ = (&*WAITERS, &*OBSERVERS, &*EPOCH, &*ACTIVATIONS, &*STOPPING);
 }

@@ -6,8 +6,8 @@
 //! `respawn_terminate`, `resume_pausable`), single-node (`start_node`,
 //! `stop_node`, `resume_node`), cascades (`activate`, `deactivate`).
 
+use crate::sync::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering, const_unless_loom};
 use embassy_executor::Spawner;
-use portable_atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
 
 use crate::error::ShutdownTimeout;
 use crate::fault::{FaultKind, NodeFault, Refusal};
@@ -68,48 +68,54 @@ pub struct Supervisor<const N: usize, const USES: u8 = { crate::uses::ALL }> {
 }
 
 impl<const N: usize> Supervisor<N> {
-    /// A supervisor over `graph`, with the code for everything a graph can
-    /// use.
-    pub const fn new(graph: &'static Graph<N>) -> Self {
-        Self::over(graph)
+    const_unless_loom! {
+        /// A supervisor over `graph`, with the code for everything a graph can
+        /// use.
+        pub const fn new(graph: &'static Graph<N>) -> Self {
+            Self::over(graph)
+        }
     }
 }
 
 impl<const N: usize, const USES: u8> Supervisor<N, USES> {
-    /// A supervisor over `graph` with the code for what `USES` names only,
-    /// typed with the graph's `<GRAPH>_USES` (see [`uses`](crate::uses)):
-    ///
-    /// ```
-    /// # use embassy_supervisor::{Supervisor, TaskNode, supervisor_graph};
-    /// # async fn worker(node: &'static TaskNode) {}
-    /// # supervisor_graph! { node A = Terminate, task: worker; }
-    /// static SUP: Supervisor<1, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// If `graph` uses a feature `USES` leaves out. In a `static`, where a
-    /// supervisor is declared, that is a compile error (const evaluation),
-    /// never a panic on the device.
-    pub const fn with_uses(graph: &'static Graph<N>) -> Self {
-        assert!(
-            graph.uses() & !USES == 0,
-            "the graph uses a feature (gates or `Pause` nodes) that the supervisor's `USES` \
-             parameter leaves out: type it with the graph's own `<GRAPH>_USES` const, or \
-             write `Supervisor<N>` and `Supervisor::new`"
-        );
-        Self::over(graph)
+    const_unless_loom! {
+        /// A supervisor over `graph` with the code for what `USES` names only,
+        /// typed with the graph's `<GRAPH>_USES` (see [`uses`](crate::uses)):
+        ///
+        /// ```
+        /// # use embassy_supervisor::{Supervisor, TaskNode, supervisor_graph};
+        /// # async fn worker(node: &'static TaskNode) {}
+        /// # supervisor_graph! { node A = Terminate, task: worker; }
+        /// static SUP: Supervisor<1, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
+        /// ```
+        ///
+        /// # Panics
+        ///
+        /// If `graph` uses a feature `USES` leaves out. In a `static`, where a
+        /// supervisor is declared, that is a compile error (const evaluation),
+        /// never a panic on the device.
+        pub const fn with_uses(graph: &'static Graph<N>) -> Self {
+            assert!(
+                graph.uses() & !USES == 0,
+                "the graph uses a feature (gates or `Pause` nodes) that the supervisor's `USES` \
+                 parameter leaves out: type it with the graph's own `<GRAPH>_USES` const, or \
+                 write `Supervisor<N>` and `Supervisor::new`"
+            );
+            Self::over(graph)
+        }
     }
 
-    const fn over(graph: &'static Graph<N>) -> Self {
-        Self {
-            graph,
-            failed: AtomicU16::new(NO_NODE),
-            halted: AtomicBool::new(false),
-            teardowns: AtomicU32::new(0),
-            tearing: AtomicU8::new(0),
-            #[cfg(feature = "controller")]
-            controller: None,
+    const_unless_loom! {
+        const fn over(graph: &'static Graph<N>) -> Self {
+            Self {
+                graph,
+                failed: AtomicU16::new(NO_NODE),
+                halted: AtomicBool::new(false),
+                teardowns: AtomicU32::new(0),
+                tearing: AtomicU8::new(0),
+                #[cfg(feature = "controller")]
+                controller: None,
+            }
         }
     }
 
@@ -138,7 +144,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         self.halted.store(true, Ordering::SeqCst);
         self.tearing.fetch_add(1, Ordering::SeqCst);
         self.teardowns.fetch_add(1, Ordering::SeqCst);
-        portable_atomic::fence(Ordering::SeqCst);
+        crate::sync::fence(Ordering::SeqCst);
         Tearing(&self.tearing)
     }
 
@@ -745,7 +751,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     #[inline]
     fn still_era(&self, node: &'static TaskNode, before: State, era: u32) -> bool {
         // Pairs with the fence in `halt`.
-        portable_atomic::fence(Ordering::SeqCst);
+        crate::sync::fence(Ordering::SeqCst);
         self.teardowns.load(Ordering::Relaxed) == era && self.tearing.load(Ordering::Relaxed) == 0
             || self.era_ended(node, before)
     }

@@ -15,8 +15,8 @@
 
 use core::cell::Cell;
 
+use crate::sync::{AtomicU32, Ordering};
 use critical_section::{CriticalSection, Mutex};
-use portable_atomic::{AtomicU32, Ordering};
 
 use super::{TaskNode, flag};
 use crate::phase::Phase;

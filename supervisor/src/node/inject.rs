@@ -15,7 +15,7 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use portable_atomic::{AtomicU32, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 
 use super::{NodeWait, TaskNode};
 

@@ -2,7 +2,7 @@
 //! recorders write. Defined with the node, which holds them, so `node`
 //! imports nothing from `trace` (the recorders are built on `TaskNode`).
 
-use portable_atomic::{AtomicU32, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 
 /// Add to a counter that has one writer: a load and a store, no
 /// read-modify-write (which is a critical section on cores without atomics).

@@ -32,7 +32,7 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use portable_atomic::Ordering;
+use crate::sync::Ordering;
 
 use super::NodeWait;
 use super::{TaskNode, flag};

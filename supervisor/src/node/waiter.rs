@@ -30,19 +30,20 @@ use core::cell::Cell;
 use core::pin::Pin;
 use core::task::{Context, RawWakerVTable, Waker};
 
-use embassy_executor::raw::{TaskRef, task_from_waker, wake_task};
-use embassy_sync::blocking_mutex::Mutex;
+use crate::sync::task::{TaskRef, task_from_waker, wake_task};
+use crate::sync::{AtomicPtr, Mutex, Ordering, const_unless_loom, fresh_static};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::once_lock::OnceLock;
-use portable_atomic::{AtomicPtr, Ordering};
 
 use super::{TaskNode, flag};
 use crate::notify::Observer;
 
-/// The vtable of embassy's task wakers, recorded at every pin (always the
-/// same one) before the node's `RESIDENT` is released: a waker with it is
-/// one of embassy's (a pointer compared, never dereferenced).
-static EMBASSY_WAKER: AtomicPtr<RawWakerVTable> = AtomicPtr::new(core::ptr::null_mut());
+fresh_static! {
+    /// The vtable of embassy's task wakers, recorded at every pin (always the
+    /// same one) before the node's `RESIDENT` is released: a waker with it is
+    /// one of embassy's (a pointer compared, never dereferenced).
+    static EMBASSY_WAKER: AtomicPtr<RawWakerVTable> = AtomicPtr::new(core::ptr::null_mut());
+}
 
 /// The node's own task: pinned for life (a resident shell), or the waker
 /// slot (the waker of the one wait that holds it).
@@ -55,10 +56,12 @@ pub(super) struct TaskWaker {
 }
 
 impl TaskWaker {
-    pub(super) const fn new() -> Self {
-        Self {
-            slot: Mutex::new(Cell::new(None)),
-            pinned: OnceLock::new(),
+    const_unless_loom! {
+        pub(super) const fn new() -> Self {
+            Self {
+                slot: Mutex::new(Cell::new(None)),
+                pinned: OnceLock::new(),
+            }
         }
     }
 

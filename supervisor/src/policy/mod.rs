@@ -8,7 +8,7 @@
 //! (its restart pass lives with the supervisor); [`ExitStatus`] says what
 //! counts as a failure, and the `budget` module keeps the intensity limit.
 
-use portable_atomic::{AtomicU8, AtomicU16, AtomicU32, Ordering};
+use crate::sync::{AtomicU8, AtomicU16, AtomicU32, Ordering};
 
 pub(crate) mod budget;
 mod exit;

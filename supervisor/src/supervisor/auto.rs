@@ -10,9 +10,9 @@
 //! that begins meanwhile. A spent budget escalates: the graph is torn down
 //! and `run()` returns a [`FaultKind::Escalated`] fault.
 
+use crate::sync::Ordering;
 use embassy_executor::Spawner;
 use embassy_time::Instant;
-use portable_atomic::Ordering;
 
 use super::Supervisor;
 #[cfg(feature = "events")]

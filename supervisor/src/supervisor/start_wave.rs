@@ -44,8 +44,8 @@ use core::future::poll_fn;
 use core::pin::pin;
 use core::task::Poll;
 
+use crate::sync::Ordering;
 use embassy_executor::Spawner;
-use portable_atomic::Ordering;
 
 use super::{Cascade, Supervisor, blocked_by};
 use crate::clock::now;

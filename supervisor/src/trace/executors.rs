@@ -4,7 +4,7 @@
 //! Each executor's hooks run on that executor only, so every counter has one
 //! writer; readers on any core or interrupt see atomics.
 
-use portable_atomic::{AtomicU8, AtomicU32, Ordering};
+use crate::sync::{AtomicU8, AtomicU32, Ordering};
 
 use super::{MAX_EXECUTORS, add, ticks};
 

@@ -7,8 +7,8 @@
 //! until it ends is the time of the polls nested inside it (each counted
 //! once, however deep), which its own exclusive time leaves out.
 
+use crate::sync::{AtomicU32, Ordering};
 use embassy_sync::once_lock::OnceLock;
-use portable_atomic::{AtomicU32, Ordering};
 
 /// Cores with their own nesting total; a core id at or past this shares the
 /// last one.

@@ -11,8 +11,8 @@
 //! storages. A respawn into another storage adds that id; a storage reused
 //! by another node overwrites its entry's value.
 
+use crate::sync::{AtomicU16, AtomicU32, Ordering};
 use embassy_sync::once_lock::OnceLock;
-use portable_atomic::{AtomicU16, AtomicU32, Ordering};
 
 use crate::TaskNode;
 

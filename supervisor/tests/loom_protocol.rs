@@ -1,0 +1,367 @@
+//! The lifecycle protocol under loom: each model is a few loom threads
+//! playing the parties of one race against the real node state machine
+//! (`TaskNode`'s own methods, `notify`, `Supervisor`), and loom runs every
+//! interleaving of their atomic steps (up to the preemption bound), with
+//! the weak-memory outcomes the orderings allow.
+//!
+//! Run with `scripts/loom.sh` (it sets `--cfg loom` and the bound); see
+//! `docs/runtime.md`, "The protocol under loom".
+//!
+//! What the models abstract, everywhere:
+//! - a task is a loom thread driving its future with `loom::future::block_on`
+//!   (woken through its waker; a task woken while it is polled is polled
+//!   again, as embassy's are). A lost wake leaves a thread blocked for ever,
+//!   which loom reports as a deadlock: that is how "no lost wake" fails.
+//! - the clock is frozen at 0 and a deadline never fires (the time driver
+//!   below drops every timer): a wait can end only by what it waits for, so
+//!   a timeout can never hide a lost wake.
+//! - a spawn is a spawn fn that records it; the spawned worker is played by
+//!   a thread of the model.
+#![cfg(loom)]
+
+use core::future::pending;
+use core::task::Waker;
+
+use embassy_executor::{SpawnError, Spawner};
+use embassy_supervisor::loom_hooks as hook;
+use embassy_supervisor::{FaultKind, Graph, Mode, NodeSpec, Refusal, Supervisor, TaskNode};
+use loom::future::block_on;
+use loom::sync::atomic::{AtomicBool, Ordering};
+use loom::thread;
+
+/// The frozen clock: `now` is 0 for ever, and a timer is never armed.
+struct FrozenClock;
+
+impl embassy_time_driver::Driver for FrozenClock {
+    fn now(&self) -> u64 {
+        0
+    }
+
+    fn schedule_wake(&self, _at: u64, _waker: &Waker) {}
+}
+
+embassy_time_driver::time_driver_impl!(static CLOCK: FrozenClock = FrozenClock);
+
+/// Run `f` under loom: every interleaving with at most `bound` preemptions
+/// (`LOOM_MAX_PREEMPTIONS` overrides it for every model). Prints how many
+/// executions loom explored and how long it took.
+fn model(name: &str, bound: usize, f: impl Fn() + Sync + Send + 'static) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(bound);
+    }
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let start = std::time::Instant::now();
+    builder.check(move || {
+        counted.fetch_add(1, Relaxed);
+        // Every static a party touches is built before the parties start:
+        // loom orders a lazy static's first use (a release by its builder,
+        // an acquire by each later user), an ordering the device lacks.
+        hook::build_statics();
+        f()
+    });
+    println!(
+        "{name}: {} executions, preemption bound {:?}, {:.1?}",
+        runs.load(Relaxed),
+        builder.preemption_bound,
+        start.elapsed()
+    );
+}
+
+static TERMINATE: NodeSpec = NodeSpec::new("A", Mode::Terminate);
+
+// ---- 4: an observer registering ↔ the change it waits for ------------------
+
+loom::lazy_static! {
+    static ref OBSERVED: TaskNode = TaskNode::new(&TERMINATE);
+}
+
+/// Model 4a. Parties: an observer (`notify::wait_for`, as every verb's
+/// `Until` waits) waiting for the node to read as down; the worker acking
+/// (`ack_dropped`: its flag step, then `notify::changed` with the empty-list
+/// fast path). Invariant: the observer wakes, whichever of the Dekker pair
+/// (the observer's count + fence, the change's fence + count read) comes
+/// first.
+#[test]
+fn observer_never_misses_the_change() {
+    model("observer_never_misses_the_change", 3, || {
+        let node: &'static TaskNode = &OBSERVED;
+        assert!(hook::try_begin_activation(node));
+        let observer = thread::spawn(move || block_on(hook::wait_for(|| !node.is_running())));
+        node.ack_dropped();
+        observer.join().unwrap();
+        assert!(!node.is_running());
+    });
+}
+
+loom::lazy_static! {
+    static ref SHARED: TaskNode = TaskNode::new(&TERMINATE);
+}
+
+/// Model 4b. Parties: two tasks waiting for a stop of one (non-resident)
+/// node with `wait_shutdown` (one holds the waker slot, the other waits
+/// with the observers and marks `SHARED_WAIT`); a stop request. Invariant:
+/// both wake, wherever the request lands in the second's registration.
+#[test]
+fn second_wait_on_a_node_never_misses_the_stop() {
+    model("second_wait_on_a_node_never_misses_the_stop", 3, || {
+        let node: &'static TaskNode = &SHARED;
+        assert!(hook::try_begin_activation(node));
+        let first = thread::spawn(move || block_on(node.wait_shutdown()));
+        let second = thread::spawn(move || block_on(node.wait_shutdown()));
+        hook::request_shutdown(node);
+        first.join().unwrap();
+        second.join().unwrap();
+    });
+}
+
+// ---- 1: stop request ↔ worker ack ↔ a new activation -----------------------
+
+loom::lazy_static! {
+    static ref STOPPED: TaskNode = TaskNode::new(&TERMINATE);
+}
+
+/// Model 1. Parties: the node's resident shell (pinned at its first poll,
+/// its worker in `run_cancellable_acked`, which acks the stop and returns;
+/// the shell then ends the activation and parks for the next); a stopper
+/// (`supervisor::stop`: request, then the ack wait every verb uses) that,
+/// once it saw the ack, begins a new activation and hands it over, as a
+/// respawn does. Invariants: the stopper sees the ack (its wait ends `Ok`);
+/// the old activation's end, landing before or after the new activation
+/// began, never clears it nor records an exit on it; the shell is woken
+/// for the hand-over wherever it lands in its parking (no lost wake).
+#[test]
+fn stale_end_never_clears_the_new_activation() {
+    model("stale_end_never_clears_the_new_activation", 3, || {
+        let node: &'static TaskNode = &STOPPED;
+        assert!(hook::try_begin_activation(node));
+        let shell = thread::spawn(move || {
+            block_on(async move {
+                node.pin_shell().await;
+                let run = node.run_cancellable_acked(pending::<()>()).await;
+                assert!(run.is_err(), "the worker ends only by the stop");
+                node.end_activation();
+                node.wait_activation().await;
+                assert!(node.is_running(), "handed an activation that is not up");
+            })
+        });
+        block_on(async { assert!(hook::stop(node).await.is_ok(), "the ack was not seen") });
+        assert!(!node.is_running());
+        // The respawn: as soon as the node reads as down.
+        assert!(hook::try_begin_activation(node), "down after the ack");
+        assert!(
+            node.wake_resident(),
+            "the shell pinned itself before it acked"
+        );
+        shell.join().unwrap();
+        assert!(
+            node.is_running(),
+            "the old activation's end cleared the new one"
+        );
+        assert!(
+            !node.has_exited(),
+            "the old activation's end recorded an exit on the new one"
+        );
+        assert!(!node.shutdown_requested());
+    });
+}
+
+// ---- 3: the resident shell parking ↔ the hand-over of its next activation --
+
+loom::lazy_static! {
+    static ref RESIDENT: TaskNode = TaskNode::new(&TERMINATE);
+}
+
+/// Model 3. Parties: a resident shell whose worker returns at once, three
+/// activations in a row (it ends each, then parks in `wait_activation`);
+/// the spawn glue, which waits (as an observer) for the node to read as
+/// down, begins the next activation and hands it over (`wake_resident`),
+/// twice. Invariants: each hand-over reaches the parked shell (no lost
+/// wake: the shell's pinned waits register nothing, the glue's
+/// `wake_task` alone wakes it); the shell takes each exactly once (it never
+/// returns from a park without an activation that is up); at the end the
+/// node is down with its last exit recorded.
+#[test]
+fn hand_over_is_never_lost_nor_taken_twice() {
+    model("hand_over_is_never_lost_nor_taken_twice", 2, || {
+        let node: &'static TaskNode = &RESIDENT;
+        assert!(hook::try_begin_activation(node));
+        let shell = thread::spawn(move || {
+            block_on(async move {
+                node.pin_shell().await;
+                for _ in 0..2 {
+                    node.end_activation();
+                    node.wait_activation().await;
+                    assert!(node.is_running(), "took an activation that is not up");
+                }
+                node.end_activation();
+            })
+        });
+        for _ in 0..2 {
+            block_on(hook::wait_for(|| !node.is_running()));
+            assert!(hook::try_begin_activation(node));
+            assert!(node.wake_resident());
+        }
+        shell.join().unwrap();
+        assert!(!node.is_running() && node.has_exited());
+    });
+}
+
+// ---- 2: a bring-up's activation step ↔ a teardown beginning ----------------
+
+loom::lazy_static! {
+    static ref SPAWNED: AtomicBool = AtomicBool::new(false);
+    static ref BROUGHT: TaskNode =
+        TaskNode::new(&BROUGHT_SPEC);
+    static ref BROUGHT_GRAPH: Graph<1> = Graph::new([Some(&*BROUGHT)], [&[]]);
+    static ref BROUGHT_SUP: Supervisor<1> = Supervisor::new(&BROUGHT_GRAPH);
+}
+
+static BROUGHT_SPEC: NodeSpec = NodeSpec::new("B", Mode::Terminate).with_spawn(record_spawn);
+
+/// The spawn stand-in: the instance is recorded; the model's thread plays
+/// its worker.
+fn record_spawn(_: &'static TaskNode, _: Spawner) -> Result<(), SpawnError> {
+    SPAWNED.store(true, Ordering::Release);
+    Ok(())
+}
+
+thread_local! {
+    /// A spawner for the bring-up to pass along: an embassy executor that
+    /// is never run (the spawn stand-in never uses it).
+    static SPAWNER: Spawner = {
+        let executor = Box::leak(Box::new(embassy_executor::raw::Executor::new(
+            core::ptr::null_mut(),
+        )));
+        executor.spawner()
+    };
+}
+
+/// Model 2. Parties: a bring-up (`start_node`'s: it noted the era before
+/// the teardown began, then — after a gate wait, in the real thing —
+/// `bring_up_now`: the atomic step,
+/// the era fence of `still_era`, the spawn), whose thread then plays the
+/// spawned worker (`run_cancellable_acked`); `Supervisor::teardown` (`halt`:
+/// the new era and its fence, then the stop wave over the one-node graph).
+/// Invariants: the teardown returns `Ok`; an instance spawned by the time
+/// it returns was asked to stop (and acked, or the wave would not return);
+/// one spawned after it cannot exist (its worker would wait for a stop
+/// nobody sends: loom reports the deadlock); a refused bring-up is refused
+/// as `Halted`; at the end the node is down.
+#[test]
+fn no_node_up_after_the_teardown_returns() {
+    model("no_node_up_after_the_teardown_returns", 3, || {
+        let sup: &'static Supervisor<1> = &BROUGHT_SUP;
+        let node: &'static TaskNode = &BROUGHT;
+        let _ = &*SPAWNED; // built before the parties start (see `model`)
+        // The bring-up began (noted its era) before the teardown: one that
+        // begins after the teardown returned may bring the node up.
+        let era = hook::era(sup);
+        let bring_up = thread::spawn(move || {
+            let spawner = SPAWNER.with(|s| *s);
+            match hook::bring_up_now(sup, node, spawner, era) {
+                Some(Ok(())) => {
+                    assert!(SPAWNED.load(Ordering::Acquire));
+                    let run = block_on(node.run_cancellable_acked(pending::<()>()));
+                    assert!(run.is_err(), "the worker ends only by the stop");
+                }
+                Some(Err(fault)) => {
+                    assert_eq!(fault.kind, FaultKind::Refused(Refusal::Halted));
+                    assert!(!SPAWNED.load(Ordering::Acquire));
+                }
+                None => panic!("a node without gates never waits"),
+            }
+        });
+        block_on(async { assert!(sup.teardown().await.is_ok()) });
+        if SPAWNED.load(Ordering::Acquire) {
+            assert!(
+                node.shutdown_requested(),
+                "spawned, and the teardown did not stop it"
+            );
+        }
+        bring_up.join().unwrap();
+        assert!(!node.is_running(), "up after the teardown");
+    });
+}
+
+// ---- 5: a restart's stop-then-start ↔ a deactivate of the node -------------
+
+loom::lazy_static! {
+    static ref DONE: AtomicBool = AtomicBool::new(false);
+    static ref CYCLED: TaskNode = TaskNode::new(&CYCLED_SPEC);
+    static ref CYCLED_GRAPH: Graph<1> = Graph::new([Some(&*CYCLED)], [&[]]);
+    static ref CYCLED_SUP: Supervisor<1> = Supervisor::new(&CYCLED_GRAPH);
+}
+
+static CYCLED_SPEC: NodeSpec = NodeSpec::new("C", Mode::Terminate).with_spawn(hand_over);
+
+/// The spawn glue of a node whose shell is resident: hand the activation
+/// over (the model's shell pinned itself before it could ack a stop, and a
+/// respawn comes only after an ack).
+fn hand_over(node: &'static TaskNode, _: Spawner) -> Result<(), SpawnError> {
+    assert!(
+        node.wake_resident(),
+        "respawned before the shell pinned itself"
+    );
+    Ok(())
+}
+
+/// Model 5. Parties: `Supervisor::restart` of the node (its stop wave, then
+/// its bring-up); `Supervisor::deactivate` of the same node (the latch, then
+/// its stop wave); the node's resident shell, whose worker runs until
+/// stopped and which parks for the next activation until the model is over.
+/// Invariants: the latch wins: once both verbs returned the node is down
+/// and disabled, whichever order their steps took; `deactivate` returns
+/// `Ok`; `restart` returns `Ok` (it brought the node back before the latch,
+/// and the deactivate stopped it again) or is refused as `Disabled`.
+///
+/// Not exhaustive yet: at preemption bound 1 it did not finish in 10
+/// minutes (two verbs' waves and a shell: every load loom may answer with
+/// an older store is a branch), so it is ignored by default. Run a sample
+/// of its executions with `LOOM_MAX_PERMUTATIONS=200000 scripts/loom.sh
+/// restart_never --ignored` (loom stops at the first multiple of 20 000
+/// executions past the cap).
+#[test]
+#[ignore = "not exhaustive within minutes: run a sample by hand (see its doc)"]
+fn restart_never_brings_back_a_deactivated_node() {
+    model("restart_never_brings_back_a_deactivated_node", 2, || {
+        let sup: &'static Supervisor<1> = &CYCLED_SUP;
+        let node: &'static TaskNode = &CYCLED;
+        let _ = &*DONE;
+        assert!(hook::try_begin_activation(node));
+        let shell = thread::spawn(move || {
+            block_on(async move {
+                node.pin_shell().await;
+                loop {
+                    let run = node.run_cancellable_acked(pending::<()>()).await;
+                    assert!(run.is_err(), "the worker ends only by a stop");
+                    node.end_activation();
+                    let next = embassy_futures::select::select(
+                        node.wait_activation(),
+                        hook::wait_for(|| DONE.load(Ordering::Acquire)),
+                    );
+                    if let embassy_futures::select::Either::Second(()) = next.await {
+                        return;
+                    }
+                }
+            })
+        });
+        let restart = thread::spawn(move || {
+            let spawner = SPAWNER.with(|s| *s);
+            block_on(sup.restart(node, spawner))
+        });
+        block_on(async { assert!(sup.deactivate(node).await.is_ok()) });
+        match restart.join().unwrap() {
+            Ok(()) => {}
+            Err(fault) => assert_eq!(fault.kind, FaultKind::Refused(Refusal::Disabled)),
+        }
+        assert!(!node.is_running(), "a deactivated node is up");
+        assert!(node.is_disabled());
+        DONE.store(true, Ordering::Release);
+        hook::changed();
+        shell.join().unwrap();
+    });
+}
