@@ -64,6 +64,17 @@ impl TaskNode {
         true
     }
 
+    /// Spawn glue of earlier versions: the shell task just created for this
+    /// node takes the activation just begun (unacked from here on). The
+    /// shell's [pin](Self::pin_shell) does this now; generated code no
+    /// longer calls it, and calling it before the shell's first poll
+    /// changes nothing.
+    #[doc(hidden)]
+    #[deprecated(note = "the shell's `pin_shell` takes the activation; nothing needs to call this")]
+    pub fn mark_resident(&self) {
+        self.state.fetch_or(flag::UNACKED, Ordering::AcqRel);
+    }
+
     /// Shell, first thing at its first poll: pin its own task as the
     /// node's for life, mark the node resident (`RESIDENT`, released after
     /// the pin so a reader that sees it sees the pinned task) and take the
