@@ -405,8 +405,12 @@ def s_silent_crowd():
     s, g = call("GET", "/api/graph", deadline=20)
     took = time.monotonic() - t0
     check(s == 200 and g["uptime_ms"] > 0, f"good client served in {took:.1f} s", s)
+    # How many workers the crowd still held when the answer was built: a
+    # figure, not a check. Since issue 28 the shedder cuts a silent client
+    # within about a second, so by the time this request is served the
+    # crowd may hold none (seen: 0 busy of 6 running in one CI run).
     busy = g["pools"][0]["busy"] + (1 if node(g, "ADMIN")["busy"] else 0)
-    check(busy >= 2, f"while {busy} workers were held (silent clients and this request)", g["pools"])
+    print(f"  fig workers busy when the good client was served: {busy} ({g['pools'][0]})")
     for _ in range(5):
         s, g = call("GET", "/api/graph", deadline=20)
         check_quiet(s == 200, "repeat request", s)
