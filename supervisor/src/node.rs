@@ -23,11 +23,17 @@ mod cancel;
 pub(crate) mod crumb;
 #[cfg(feature = "fault-inject")]
 mod inject;
+#[cfg(feature = "liveness")]
+mod liveness;
+#[cfg(feature = "readiness")]
+mod readiness;
 mod resident;
 #[cfg(feature = "lifecycle-sink")]
 mod sink;
 mod spec;
 mod state;
+#[cfg(feature = "trace")]
+mod trace_access;
 mod transition;
 mod waiter;
 
@@ -425,94 +431,6 @@ impl TaskNode {
         self.bind(token);
         let _ = self.begin_activation();
         notify::changed();
-    }
-
-    /// This node's poll accounting across its instances (feature `trace`).
-    #[cfg(feature = "trace")]
-    pub fn trace_stats(&self) -> NodeStats {
-        #[cfg_attr(not(feature = "restart"), allow(unused_mut))]
-        let mut stats = self.trace.stats();
-        #[cfg(feature = "restart")]
-        {
-            stats.restarts = self.spec.restart.map_or(0, |r| r.restarts());
-        }
-        stats
-    }
-
-    /// The id of the task last bound to this node, if any (feature `trace`).
-    #[cfg(feature = "trace")]
-    pub fn task_id(&self) -> Option<u32> {
-        Some(self.trace.task_id.load(Ordering::Acquire)).filter(|&id| id != 0)
-    }
-
-    #[cfg(feature = "trace")]
-    pub(crate) fn trace_state(&self) -> &NodeTrace {
-        &self.trace
-    }
-
-    // ---- readiness ------------------------------------------------------
-
-    /// Assert that this instance is serving: `ready`-marked dependents may spawn.
-    #[cfg(feature = "readiness")]
-    pub fn set_ready(&self) {
-        self.state.fetch_or(flag::READY, Ordering::AcqRel);
-        // Also what `pool::request_scale` does: the pool driver re-evaluates
-        // on this change.
-        notify::changed();
-    }
-
-    /// Withdraw readiness. Status, not control: running dependents keep running.
-    #[cfg(feature = "readiness")]
-    pub fn clear_ready(&self) {
-        self.state.fetch_and(!flag::READY, Ordering::AcqRel);
-        notify::changed();
-    }
-
-    /// The task asserted `set_ready()` (cleared by `clear_ready()` and the
-    /// pre-spawn reset).
-    #[cfg(feature = "readiness")]
-    pub fn is_ready(&self) -> bool {
-        self.has(flag::READY)
-    }
-
-    // ---- liveness -------------------------------------------------------
-
-    /// Heartbeat: stamp the embassy-time clock.
-    #[cfg(feature = "liveness")]
-    pub fn beat(&self) {
-        self.last_beat.store(now_ticks32(), Ordering::Release);
-        // A plain load on the hot path; the read-modify-write (and the
-        // wake of `wait_health`, which polices the node again) only on the
-        // recovery after a stale report.
-        if self.has(flag::STALE) {
-            self.state.fetch_and(!flag::STALE, Ordering::AcqRel);
-            notify::changed();
-        }
-    }
-
-    /// Ticks between the last beat and `now` (a truncated tick count).
-    #[cfg(feature = "liveness")]
-    pub(crate) fn beat_age_at(&self, now: u32) -> u32 {
-        now.wrapping_sub(self.last_beat.load(Ordering::Acquire))
-    }
-
-    /// Mark this instance reported stale: `true` if it was not yet.
-    #[cfg(feature = "liveness")]
-    pub(crate) fn claim_stale_report(&self) -> bool {
-        self.state.fetch_or(flag::STALE, Ordering::AcqRel) & flag::STALE == 0
-    }
-
-    /// embassy-time ticks since the last beat (a fresh spawn counts as one).
-    /// Wraps after `u32::MAX` ticks; sample faster than that.
-    #[cfg(feature = "liveness")]
-    pub fn ticks_since_beat(&self) -> u32 {
-        now_ticks32().wrapping_sub(self.last_beat.load(Ordering::Acquire))
-    }
-
-    /// Running, but no beat within `max_age`.
-    #[cfg(feature = "liveness")]
-    pub fn is_stale(&self, max_age: embassy_time::Duration) -> bool {
-        self.is_running() && u64::from(self.ticks_since_beat()) > max_age.as_ticks()
     }
 
     // ---- supervisor side ------------------------------------------------
