@@ -3,6 +3,7 @@
 instruction under QEMU, counted per function and per verb.
 
     bench/profile.py [--side ours] [--shape CHAIN] [--n 64] [--verb start] [--pcs SYMBOL]
+    bench/profile.py --bin pool --verb {grow,shrink} [--side ours] [--pcs SYMBOL]
 
 Builds `<side>/src/bin/cost.rs` for the an505 (the workload from the
 options, as `run.sh` sets it), runs it with `-singlestep -d exec,nochain` (one
@@ -26,6 +27,10 @@ import subprocess
 import tempfile
 
 VERBS = ["start", "teardown", "respawn", "deactivate", "activate", "deactivate_leaf2", "deactivate2"]
+# `--bin pool` (common/pool.rs, one root and a 4-member pool): segment 2 is
+# the second grow, segment 3 the second shrink (the first ones share their
+# segments with the boot and the start).
+POOL_VERBS = {"grow": 2, "shrink": 3}
 TARGET = "thumbv8m.main-none-eabihf"
 QEMU = (
     "qemu-system-arm -machine mps2-an505 -cpu cortex-m33 -nographic -monitor none "
@@ -53,26 +58,32 @@ def main():
     ap.add_argument("--side", default="ours")
     ap.add_argument("--shape", default="CHAIN")
     ap.add_argument("--n", type=int, default=64)
-    ap.add_argument("--verb", default="start", choices=VERBS)
+    ap.add_argument("--verb", default="start", choices=VERBS + list(POOL_VERBS))
+    ap.add_argument("--bin", default="cost", choices=["cost", "pool"])
     ap.add_argument("--pcs", default=None)
     ap.add_argument("--top", type=int, default=25)
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, BENCH_SHAPE=a.shape, BENCH_N=str(a.n), BENCH_POOL="0")
+    if a.bin == "pool":
+        # The workload run.sh gives the pool bin: one root, 4 members, no cooldown.
+        a.shape, a.n = "CHAIN", 1
+    env = dict(os.environ, BENCH_SHAPE=a.shape, BENCH_N=str(a.n),
+               BENCH_POOL="4" if a.bin == "pool" else "0", BENCH_COOLDOWN_MS="0")
     subprocess.run(
         ["cargo", "build", "--locked", "--quiet", "--release", "--target", TARGET,
-         "--features", "an505,panic-message", "--bin", "cost"],
+         "--features", "an505,panic-message", "--bin", a.bin],
         cwd=os.path.join(here, a.side), env=env, check=True,
     )
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(here, "target"))
-    elf = os.path.join(target, TARGET, "release", "cost")
+    elf = os.path.join(target, TARGET, "release", a.bin)
     syms = symbols(elf)
     starts = [s[0] for s in syms]
-    row = next(s[0] for s in syms if s[2] == "cost::row")
+    row = next(s[0] for s in syms if s[2] == f"{a.bin}::row")
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "trace.log")
         subprocess.run(QEMU + ["-D", log, "-kernel", elf], check=True, stdout=subprocess.DEVNULL)
-        seg, want = 0, VERBS.index(a.verb)
+        seg = 0
+        want = POOL_VERBS[a.verb] if a.bin == "pool" else VERBS.index(a.verb)
         per_pc = collections.Counter()
         for line in open(log):
             if not line.startswith("Trace"):

@@ -67,7 +67,7 @@ run_one() {
   local side=$1 board=$2 bin=$3 name=$4 shape=$5 n=$6 pool=$7 cooldown=${8:-10} t feats dir=$1
   t=$(triple "$board")
   feats=$board
-  [[ $bin != fp ]] && feats="$board,panic-message"
+  [[ $bin != fp && $bin != fprun ]] && feats="$board,panic-message"
   [[ $side == ours-every ]] && dir=ours feats="$feats,every-use"
   local log="$raw/$board/$side.$bin.$name.txt"
   if ! (cd "$dir" && BENCH_SHAPE=$shape BENCH_N=$n BENCH_POOL=$pool BENCH_COOLDOWN_MS=$cooldown \
@@ -76,9 +76,9 @@ run_one() {
     echo "FAILED|$side|$board|$bin|$name (see $log.err)" | tee -a "$raw/failures.txt" >&2
     return 0
   fi
-  if [[ $bin == fp ]]; then
+  if [[ $bin == fp || $bin == fprun ]]; then
     # Flash = text + data, RAM = data + bss, of the build that just ran.
-    arm-none-eabi-size "${CARGO_TARGET_DIR:-target}/$t/release/fp" | awk -v s="$side" -v w="$name" \
+    arm-none-eabi-size "${CARGO_TARGET_DIR:-target}/$t/release/$bin" | awk -v s="$side" -v w="$name" \
       'NR == 2 { printf "SIZE|%s|%s|%d|%d|%d\n", s, w, $1, $2, $3 }' >>"$log"
   fi
 }
@@ -93,6 +93,9 @@ for board in $BOARDS; do
     while read -r name shape n pool; do
       run_one "$side" "$board" fp "$name" "$shape" "$n" "$pool"
     done < <(fp_workloads)
+    # FPRUN: the FP graph under the side's driver loop with control (the
+    # shape an application ships; the floor has no driver).
+    [[ $side != floor ]] && run_one "$side" "$board" fprun FPRUN CHAIN 8 4
     # POOL: one root and a 4-member pool (min 1, zero cooldown).
     run_one "$side" "$board" pool POOL CHAIN 1 4 0
   done

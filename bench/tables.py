@@ -155,8 +155,10 @@ def size_table(loaded):
         if loaded.get(board) is None:
             continue
         size = loaded[board][2]
-        for w in ["FP", "FP16", "CORE12"]:
-            fl = size["floor"].get(w)
+        for w in ["FP", "FP16", "CORE12", "FPRUN"]:
+            # FPRUN (the FP graph under each side's driver with control)
+            # is set against the floor's FP: the floor has no driver.
+            fl = size["floor"].get("FP" if w == "FPRUN" else w)
 
             def tdb(s):
                 v = size[s].get(w)
@@ -170,8 +172,9 @@ def size_table(loaded):
                 v = size[s].get(w)
                 return None if v is None or fl is None else (v[1] + v[2]) - (fl[1] + fl[2])
 
+            floor_cell = tdb("floor") if w != "FPRUN" else "(FP's)"
             out.append(
-                f"| {board} | {w} | {tdb('floor')} | {tdb('ours')} | {tdb('v034')} | {tdb('v012')} "
+                f"| {board} | {w} | {floor_cell} | {tdb('ours')} | {tdb('v034')} | {tdb('v012')} "
                 + "".join(f"| {sign(flash(s))} " for s in SIDES)
                 + "".join(f"| {sign(ram(s))} " for s in SIDES)
                 + "|"
@@ -374,13 +377,18 @@ def main():
         else:
             p("No row grows faster than linearly in N.")
         p()
-    p("### Footprint: FP = CHAIN(8) + a 4-member pool, FP16 = CHAIN(16) + the pool, CORE12 = 12 Terminate nodes")
+    p("### Footprint: FP = CHAIN(8) + a 4-member pool, FP16 = CHAIN(16) + the pool, CORE12 = 12 Terminate nodes, FPRUN = FP under its driver with control")
     p()
     p(
         "`src/bin/fp.rs` of each side: start → teardown → respawn_terminate (the pool's "
         "driver running when there is a pool), checked by the build itself; the floor "
         "spawns, stops (dependents first) and spawns the same tasks again. Flash = text + "
-        "data, RAM = data + bss (`arm-none-eabi-size`)."
+        "data, RAM = data + bss (`arm-none-eabi-size`). FPRUN (`src/bin/fprun.rs`, "
+        "`common/fprun.rs`) is the shape an application ships: the FP graph started and "
+        "driven by the side's own driver (ours and 0.12.0 `run()`; 0.3.4, which has no "
+        "`run()`, the loop its README gives: `start`, then `run_pools` beside "
+        "`wait_control` → `apply_control`), with a `Deactivate` and an `Activate` sent "
+        "through the control mailbox; it is set against the floor's FP build."
     )
     p()
     for line in size_table(loaded):

@@ -29,3 +29,11 @@ async fn v_activate(n: &'static TaskNode, s: Spawner) -> bool { SUP.activate(n, 
 async fn v_start_node(n: &'static TaskNode, s: Spawner) -> bool { SUP.start_node(n, s).await.is_ok() }
 #[embassy_executor::task]
 async fn pools(s: Spawner) { let _ = SUP.run_pools(s).await; }
+// The driver an application ships (`common/fprun.rs`): `run()`, and
+// commands through the control mailbox.
+#[allow(dead_code)]
+async fn v_drive(s: Spawner) { let _ = SUP.run(s).await; }
+#[allow(dead_code)]
+async fn ctl_deactivate(n: &'static TaskNode) { embassy_supervisor::request_control(n, embassy_supervisor::ControlOp::Deactivate).await }
+#[allow(dead_code)]
+async fn ctl_activate(n: &'static TaskNode) { embassy_supervisor::request_control(n, embassy_supervisor::ControlOp::Activate).await }

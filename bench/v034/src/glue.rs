@@ -30,3 +30,23 @@ async fn v_activate(node: &'static TaskNode, s: Spawner) -> bool {
 async fn v_start_node(n: &'static TaskNode, s: Spawner) -> bool { SUP.start_node(n, s).await.is_ok() }
 #[embassy_executor::task]
 async fn pools(s: Spawner) { SUP.run_pools(s).await }
+// The driver an application ships (`common/fprun.rs`): 0.3.4 has no
+// `run()`; its README's loop starts the graph, then drives the pools
+// beside the control mailbox.
+#[allow(dead_code)]
+async fn v_drive(s: Spawner) {
+    if SUP.start(s).await.is_err() {
+        return;
+    }
+    let control = async {
+        loop {
+            let cmd = embassy_supervisor::wait_control().await;
+            SUP.apply_control(cmd, s).await;
+        }
+    };
+    embassy_futures::select::select(SUP.run_pools(s), control).await;
+}
+#[allow(dead_code)]
+async fn ctl_deactivate(n: &'static TaskNode) { embassy_supervisor::request_control(n, ControlOp::Deactivate) }
+#[allow(dead_code)]
+async fn ctl_activate(n: &'static TaskNode) { embassy_supervisor::request_control(n, ControlOp::Activate) }
