@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cost budgets CI holds the runtime to (bench/budgets.txt): the flash of
-# the FP and CORE12 builds and the guest instructions of CHAIN(64) start,
+# the FP, CORE12 and FPRUN (FP under `run()` with control) builds and the guest instructions of CHAIN(64) start,
 # teardown, respawn_terminate, deactivate(root) and activate(last), all on
 # the an505 (QEMU `-icount`: the same binary gives the same count on any
 # machine). Exits 1 naming each figure over its budget; prints every figure
@@ -23,12 +23,12 @@ trap 'rm -rf "$out"' EXIT
 (cd ours && BENCH_SHAPE=CHAIN BENCH_N=64 BENCH_POOL=0 BENCH_COOLDOWN_MS=10 \
   cargo run --locked --quiet --release --target "$t" --features an505,panic-message --bin cost \
   >"$out/cost.txt" 2>"$out/cost.err") || { cat "$out/cost.err" >&2; exit 1; }
-for w in "FP 8 4" "CORE12 12 0"; do
-  read -r name n pool <<<"$w"
+for w in "FP 8 4 fp" "CORE12 12 0 fp" "FPRUN 8 4 fprun"; do
+  read -r name n pool bin <<<"$w"
   (cd ours && BENCH_SHAPE=CHAIN BENCH_N=$n BENCH_POOL=$pool BENCH_COOLDOWN_MS=10 \
-    cargo run --locked --quiet --release --target "$t" --features an505 --bin fp \
+    cargo run --locked --quiet --release --target "$t" --features an505 --bin "$bin" \
     >/dev/null 2>"$out/fp.err") || { cat "$out/fp.err" >&2; exit 1; }
-  arm-none-eabi-size "$CARGO_TARGET_DIR/$t/release/fp" |
+  arm-none-eabi-size "$CARGO_TARGET_DIR/$t/release/$bin" |
     awk -v w="$name" 'NR == 2 { printf "flash.%s %d\n", w, $1 + $2 }' >>"$out/figures.txt"
 done
 # ROW|CHAIN|64|<verb>|64|<total>|<per node>

@@ -409,9 +409,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         let era = self.era();
         self.halted.store(false, Ordering::Release);
         let mut set = Cascade::new();
-        let fast = self.enable(&mut set, seed, spawner, era);
+        let mut fast = self.enable(&mut set, seed, spawner, era);
         let result = self
-            .rest_as_wave(fast, Want::Marked(&set), spawner, era)
+            .rest_as_wave(&mut fast, Want::Marked(&set), spawner, era)
             .await;
         if result.is_err_and(|e| !e.is_refusal()) {
             let released = |i: usize| set.set[i] & REL != 0;

@@ -151,7 +151,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             }
         }
         let result = self
-            .rest_as_wave(fast, Want::Rejoin(&set, &back), spawner, era)
+            .rest_as_wave(&mut fast, Want::Rejoin(&set, &back), spawner, era)
             .await;
         // A dependent a failure left down keeps the hold (`activate(node)`
         // or the next restart of `node` brings it back); after a refusal (a

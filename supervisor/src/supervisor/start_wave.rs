@@ -283,9 +283,12 @@ impl<const N: usize> Drop for StartWave<N> {
 impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// The rest of a cascade's bring-up: the wave over what its fast path
     /// left, if anything.
+    // `fast` by reference: moved by value into this future, it is a copy
+    // between two places of the caller's future that LLVM cannot tell
+    // apart, a `memmove` call that links compiler-builtins' general one.
     pub(super) async fn rest_as_wave(
         &self,
-        fast: FastPath,
+        fast: &mut FastPath,
         want: Want<'_, N>,
         spawner: Spawner,
         era: u32,
@@ -294,7 +297,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             return Ok(());
         }
         let span = (fast.from, fast.hi);
-        self.start_wave(span, fast.failed, &want, spawner, era)
+        self.start_wave(span, fast.failed.take(), &want, spawner, era)
             .await
     }
 
