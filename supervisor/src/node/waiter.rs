@@ -249,10 +249,20 @@ impl<'a> NodeWait<'a> {
         cx: &mut Context<'_>,
         done: fn(&TaskNode) -> bool,
     ) -> bool {
-        done(self.node) || self.register(cx, done, true)
+        let node = self.node;
+        if done(node) {
+            return true;
+        }
+        // The pinned task: every change wakes it, nothing to register
+        // (`until`'s test; `register` handles only other waits).
+        if node.has(flag::RESIDENT) && node.task_waker.is_pinned(cx.waker()) {
+            return false;
+        }
+        self.register(cx, done, true)
     }
 
-    /// `done` did not hold: register, then check it again.
+    /// `done` did not hold: register, then check it again. Never the
+    /// pinned task's wait (its callers test that first).
     #[inline(never)]
     fn register(
         self: Pin<&mut Self>,
@@ -263,10 +273,6 @@ impl<'a> NodeWait<'a> {
         let this = self.project();
         let node = *this.node;
         if node.has(flag::RESIDENT) {
-            if node.task_waker.is_pinned(cx.waker()) {
-                // Every wake of the node's task reaches it: nothing to hold.
-                return done(node);
-            }
             // Another task on a pinned node: with the observers. A wait
             // that held the slot since before the pin gives it back.
             if core::mem::take(this.holder) {
