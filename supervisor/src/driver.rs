@@ -282,9 +282,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
 /// forever.
 // The wait itself, not an `async fn` around it: no wrapper state holding
 // the arguments beside it (flash, and 24 B of the driver's future).
+// The driver's own waker slot, not the observers' list (see
+// `notify::ChangeWait`).
 #[cfg(any(feature = "pool", feature = "controller", feature = "restart"))]
-fn wait_change(epoch: u32, deadline: Option<Instant>) -> crate::wait::Until<'static> {
-    crate::wait::Until::by(crate::wait::Cond::Changed(epoch), deadline)
+fn wait_change(epoch: u32, deadline: Option<Instant>) -> notify::ChangeWait {
+    notify::ChangeWait::new(epoch, deadline.map(|d| d.as_ticks()))
 }
 
 #[cfg(not(any(feature = "pool", feature = "controller", feature = "restart")))]

@@ -13,7 +13,6 @@
 use embassy_time::Instant;
 
 use crate::node::now_ticks32;
-use crate::wait::{Cond, Until};
 use crate::{Graph, TaskNode, notify};
 
 /// Where a policed node stands at one instant.
@@ -83,7 +82,7 @@ impl<const N: usize> Graph<N> {
             if let Some(node) = stale {
                 return node;
             }
-            Until::by(Cond::Changed(epoch), due).await;
+            notify::ChangeWait::new(epoch, due.map(|d| d.as_ticks())).await;
         }
     }
 

@@ -20,6 +20,21 @@ use crate::sync::{AtomicU32, AtomicUsize, Ordering, fence, fresh_static};
 use maitake_sync::WaitQueue;
 use maitake_sync::wait_queue::Wait;
 
+#[cfg(any(
+    feature = "pool",
+    feature = "controller",
+    feature = "restart",
+    feature = "liveness"
+))]
+mod change_wait;
+#[cfg(any(
+    feature = "pool",
+    feature = "controller",
+    feature = "restart",
+    feature = "liveness"
+))]
+pub(crate) use change_wait::ChangeWait;
+
 fresh_static! { static WAITERS: WaitQueue = WaitQueue::new(); }
 
 fresh_static! {
@@ -96,9 +111,39 @@ pub(crate) fn changed() {
     EPOCH.fetch_add(1, Ordering::AcqRel);
     // Pairs with the fence in `Observer::sleep_dyn` (see `OBSERVERS`).
     fence(Ordering::SeqCst);
-    if OBSERVERS.load(Ordering::Relaxed) != 0 {
+    let waiting = OBSERVERS.load(Ordering::Relaxed);
+    if waiting != 0 {
+        wake_waiting(waiting);
+    }
+}
+
+/// Wake what `waiting` (the count read by [`changed`]) says waits: the
+/// driver's slot, the list, or both.
+#[cfg(any(
+    feature = "pool",
+    feature = "controller",
+    feature = "restart",
+    feature = "liveness"
+))]
+#[inline(always)]
+fn wake_waiting(waiting: usize) {
+    if waiting & change_wait::DRIVER != 0 {
+        change_wait::wake_driver();
+    }
+    if waiting & !change_wait::DRIVER != 0 {
         WAITERS.wake_all();
     }
+}
+
+#[cfg(not(any(
+    feature = "pool",
+    feature = "controller",
+    feature = "restart",
+    feature = "liveness"
+)))]
+#[inline(always)]
+fn wake_waiting(_: usize) {
+    WAITERS.wake_all();
 }
 
 /// The change counter (wraps; compare for inequality only).

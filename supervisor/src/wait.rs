@@ -1,6 +1,6 @@
 //! [`Until`]: the one future every supervisor-side wait is made of (an ack,
-//! a gate, a `ready` dep, the driver's next change), optionally bounded by a
-//! timeout or a deadline.
+//! a gate, a `ready` dep), optionally bounded by a timeout or a deadline.
+//! (A driver's wait for the next change is `notify::ChangeWait`.)
 //!
 //! One concrete type instead of an `async` closure per call site:
 //! every verb's state machine embeds the same small struct and calls one
@@ -11,13 +11,6 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use embassy_time::Duration;
-#[cfg(any(
-    feature = "pool",
-    feature = "controller",
-    feature = "liveness",
-    feature = "restart"
-))]
-use embassy_time::Instant;
 
 use crate::TaskNode;
 use crate::clock::now;
@@ -40,14 +33,6 @@ pub(crate) enum Cond<'a> {
     /// up (another bring-up of it won).
     #[cfg(feature = "readiness")]
     DepReady(&'a TaskNode, &'a TaskNode),
-    /// Anything changed since this epoch.
-    #[cfg(any(
-        feature = "pool",
-        feature = "controller",
-        feature = "liveness",
-        feature = "restart"
-    ))]
-    Changed(u32),
 }
 
 impl Cond<'_> {
@@ -60,6 +45,8 @@ impl Cond<'_> {
         }
     }
 
+    // Out of line: `Until::poll` checks it in two places (flash).
+    #[inline(never)]
     fn holds(self) -> bool {
         match self {
             Cond::Acked(n) => !n.state().is_stopping(),
@@ -68,13 +55,6 @@ impl Cond<'_> {
             Cond::Ready(n) => n.is_ready(),
             #[cfg(feature = "readiness")]
             Cond::DepReady(dep, n) => dep.is_ready() || n.is_running(),
-            #[cfg(any(
-                feature = "pool",
-                feature = "controller",
-                feature = "liveness",
-                feature = "restart"
-            ))]
-            Cond::Changed(epoch) => crate::notify::epoch() != epoch,
         }
     }
 }
@@ -138,21 +118,6 @@ impl<'a> Until<'a> {
         Self {
             cond,
             phase: Phase::Wait(Tick::new(after(timeout))),
-            observer: Observer::new(),
-        }
-    }
-
-    /// Wait until `deadline`, or without a bound if there is none.
-    #[cfg(any(
-        feature = "pool",
-        feature = "controller",
-        feature = "liveness",
-        feature = "restart"
-    ))]
-    pub(crate) fn by(cond: Cond<'a>, deadline: Option<Instant>) -> Self {
-        Self {
-            cond,
-            phase: Phase::Wait(Tick::new(deadline.map_or(FOREVER, |d| d.as_ticks()))),
             observer: Observer::new(),
         }
     }

@@ -121,6 +121,8 @@ macro_rules! pool_graph {
 
 pool_graph!(g1);
 pool_graph!(g2);
+pool_graph!(g3);
+pool_graph!(g4);
 
 /// Run `script` while the pool driver runs; the driver must not finish first.
 async fn with_driver(
@@ -253,4 +255,65 @@ async fn wedged_member(spawner: Spawner) {
 #[test]
 fn a_wedged_member_ends_run_pools_with_shutdown_timeout() {
     common::run(&g2::ALL, |s| s.spawn(wedged_member(s).unwrap()));
+}
+
+/// One graph's pool driver, as a task of its own: each of the two waits
+/// must be woken for itself (in one task, either's wake would poll both).
+#[embassy_executor::task(pool_size = 2)]
+async fn pool_driver(sup: &'static Supervisor<4>, spawner: Spawner) {
+    let e = sup.run_pools(spawner).await;
+    panic!("run_pools returned early: {e}");
+}
+
+/// Two graphs' pool drivers wait at once: one holds the driver's own waker
+/// slot, the other waits with the observers (`notify::ChangeWait`). Every
+/// change must reach both, whichever holds the slot.
+#[embassy_executor::task]
+async fn two_drivers_at_once(spawner: Spawner) {
+    g3::SUP.start(spawner).await.unwrap();
+    g4::SUP.start(spawner).await.unwrap();
+    spawner.spawn(pool_driver(&g3::SUP, spawner).unwrap());
+    spawner.spawn(pool_driver(&g4::SUP, spawner).unwrap());
+    common::settle().await;
+    for round in 0..3 {
+        // Each graph in turn, so the one whose change comes first is
+        // sometimes the slot's holder and sometimes the other.
+        let (first, second) = if round % 2 == 0 {
+            (&g3::WORKERS, &g4::WORKERS)
+        } else {
+            (&g4::WORKERS, &g3::WORKERS)
+        };
+        first[0].mark_busy();
+        common::settle().await;
+        assert!(first[1].is_running(), "round {round}: the first pool grew");
+        assert!(!second[1].is_running(), "round {round}: the other did not");
+        second[0].mark_busy();
+        common::settle().await;
+        assert!(
+            second[1].is_running(),
+            "round {round}: the second pool grew"
+        );
+        first[0].mark_idle();
+        second[0].mark_idle();
+        common::settle().await;
+        common::advance(Duration::from_millis(4_100));
+        common::settle().await;
+        assert_eq!(
+            g3::running(),
+            [true, false, false],
+            "round {round}: g3 shrank back"
+        );
+        assert_eq!(
+            g4::running(),
+            [true, false, false],
+            "round {round}: g4 shrank back"
+        );
+    }
+    common::pass();
+}
+
+#[test]
+fn two_pool_drivers_waiting_at_once_both_see_every_change() {
+    let all = [g3::ALL, g4::ALL].concat();
+    common::run(&all, |s| s.spawn(two_drivers_at_once(s).unwrap()));
 }
