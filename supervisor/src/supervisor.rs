@@ -781,22 +781,33 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         self.spawned(node, Err(kind))
     }
 
-    /// The graph may have gates / `Pause` nodes (see [`uses`](crate::uses)).
-    const GATES: bool = USES & uses::GATES != 0;
-    const PAUSE: bool = USES & uses::PAUSE != 0;
+    /// The graph may have gates / `Pause` nodes (see [`uses`](crate::uses)):
+    /// what the type says (`USES`, a constant: a bit left out links none of
+    /// its code), then what the graph declares (`Graph::uses`, a load: a
+    /// supervisor typed `Supervisor<N>`, as `Supervisor::new` builds it,
+    /// still skips what its graph does not declare).
+    #[inline(always)]
+    pub(super) fn gates(&self) -> bool {
+        USES & uses::GATES != 0 && self.graph.uses() & uses::GATES != 0
+    }
+
+    #[inline(always)]
+    fn pauses(&self) -> bool {
+        USES & uses::PAUSE != 0 && self.graph.uses() & uses::PAUSE != 0
+    }
 
     /// A parked `Pause` instance, to resume in place (never, for a graph
     /// without `Pause` nodes).
     #[inline(always)]
     fn parked(&self, node: &'static TaskNode) -> bool {
-        Self::PAUSE && node.is_parked()
+        self.pauses() && node.is_parked()
     }
 
     /// The node waits for something before it spawns: a resource or
     /// executor slot, or (feature `readiness`) a `ready` dependency. Never,
     /// for a graph without gates (see [`uses`](crate::uses)).
     fn has_gates(&self, node: &'static TaskNode) -> bool {
-        if !Self::GATES {
+        if !self.gates() {
             return false;
         }
         let gated = !node.gates().is_empty();
@@ -813,7 +824,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// declaration order, then (feature `readiness`) its `ready` dependencies;
     /// with the fault a bring-up reports if it stays closed.
     fn closed_gate(&self, node: &'static TaskNode) -> Option<(Cond<'static>, FaultKind)> {
-        if !Self::GATES {
+        if !self.gates() {
             return None;
         }
         let gates = node.gates().iter().enumerate();

@@ -21,6 +21,13 @@
 //! # assert_eq!(GRAPH_USES, 0);
 //! ```
 //!
+//! `Supervisor<N>` itself (the specification's
+//! `static SUP: Supervisor<N> = Supervisor::new(&GRAPH)`) reads the same bits
+//! from its graph at run time: its bring-ups skip the gate and parked-instance
+//! checks the graph does not declare (a load per check), but the code stays in
+//! the program. A `static` must name its type, and `Supervisor<N>` names the
+//! default, so only the typed form can leave the code out.
+//!
 //! A supervisor whose parameter leaves out something its graph uses does
 //! not compile (its `static` fails const evaluation in `with_uses`), so the
 //! bits can only remove code a graph does not need. A hand-built [`Graph`]

@@ -317,7 +317,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             graph: self.graph,
             state: [FREE; N],
             deadline: [0; N],
-            base: Tick::new(if Self::GATES { now() } else { 0 }),
+            base: Tick::new(if self.gates() { now() } else { 0 }),
             first: None,
             polls: 0,
             busy: false,
@@ -349,7 +349,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 }
                 // Without gates only a retry waits (a node deferred behind
                 // it included), so the wave never sleeps on a gate.
-                if left.retry || !Self::GATES {
+                if left.retry || !self.gates() {
                     // Back after the executor ran what is ready now; the
                     // pass then re-checks every waiting node anyway.
                     cx.waker().wake_by_ref();
@@ -392,7 +392,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     ) -> Option<Left> {
         let pass = Pass {
             // Only a gate's deadline reads the clock.
-            t: if Self::GATES { wave.clock(now()) } else { 0 },
+            t: if self.gates() { wave.clock(now()) } else { 0 },
             spawner,
             era,
         };
@@ -504,7 +504,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             // A first `Busy` (not a closed gate met on the retry). Without
             // gates nothing else returns `None` (and a retry's `Busy` is its
             // error), so no gate code follows.
-            None if !Self::GATES || before != RETRY && node.retry_pending() => {
+            None if !self.gates() || before != RETRY && node.retry_pending() => {
                 return wave.retry_later(i);
             }
             None if before != WAITING => {
