@@ -59,7 +59,9 @@ impl Cond<'_> {
     }
 }
 
-enum Phase {
+/// Where an [`Until`] is in its wait (not the lifecycle [`Phase`](crate::Phase)
+/// a trace records: the name is that one's).
+enum Step {
     /// First poll of a stop: queue this task, then ask the node to stop. The
     /// run queue is LIFO, so a worker on this executor runs (and acks)
     /// before the next poll of this one.
@@ -96,7 +98,7 @@ pin_project_lite::pin_project! {
     /// `Until`s can wait at once.
     pub(crate) struct Until<'a> {
         cond: Cond<'a>,
-        phase: Phase,
+        step: Step,
         #[pin]
         observer: Observer,
     }
@@ -108,7 +110,7 @@ impl<'a> Until<'a> {
     pub(crate) fn forever(cond: Cond<'a>) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(Tick::new(FOREVER)),
+            step: Step::Wait(Tick::new(FOREVER)),
             observer: Observer::new(),
         }
     }
@@ -117,7 +119,7 @@ impl<'a> Until<'a> {
     pub(crate) fn within(cond: Cond<'a>, timeout: Duration) -> Self {
         Self {
             cond,
-            phase: Phase::Wait(Tick::new(after(timeout))),
+            step: Step::Wait(Tick::new(after(timeout))),
             observer: Observer::new(),
         }
     }
@@ -128,7 +130,7 @@ impl<'a> Until<'a> {
     pub(crate) fn ack(node: &'a TaskNode) -> Self {
         Self {
             cond: Cond::Acked(node),
-            phase: Phase::Spin(2),
+            step: Step::Spin(2),
             observer: Observer::new(),
         }
     }
@@ -137,7 +139,7 @@ impl<'a> Until<'a> {
     pub(crate) fn stop(node: &'static TaskNode) -> Self {
         Self {
             cond: Cond::Acked(node),
-            phase: Phase::Request(node),
+            step: Step::Request(node),
             observer: Observer::new(),
         }
     }
@@ -152,8 +154,8 @@ impl Future for Until<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
         let this = self.project();
-        if let Phase::Request(node) = *this.phase {
-            *this.phase = Phase::Spin(2);
+        if let Step::Request(node) = *this.step {
+            *this.step = Step::Spin(2);
             cx.waker().wake_by_ref();
             node.request_shutdown();
             return Poll::Pending;
@@ -161,16 +163,16 @@ impl Future for Until<'_> {
         if this.cond.holds() {
             return Poll::Ready(true);
         }
-        let deadline = match *this.phase {
-            Phase::Spin(left @ 1..) => {
-                *this.phase = Phase::Spin(left - 1);
+        let deadline = match *this.step {
+            Step::Spin(left @ 1..) => {
+                *this.step = Step::Spin(left - 1);
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
-            Phase::Wait(at) => at.get(),
+            Step::Wait(at) => at.get(),
             _ => after(this.cond.ack_window()),
         };
-        *this.phase = Phase::Wait(Tick::new(deadline));
+        *this.step = Step::Wait(Tick::new(deadline));
         if deadline != FOREVER {
             if now() >= deadline {
                 return Poll::Ready(this.cond.holds());
