@@ -20,19 +20,19 @@ use crate::sync::{AtomicU32, AtomicUsize, Ordering, fence, fresh_static};
 use maitake_sync::WaitQueue;
 use maitake_sync::wait_queue::Wait;
 
-#[cfg(any(
-    feature = "pool",
-    feature = "controller",
-    feature = "restart",
-    feature = "liveness"
-))]
+// The drivers' wait: its users are `pool`, `controller`, `restart` and
+// `liveness` (without them only its bit test in `changed` is linked).
+#[cfg_attr(
+    not(any(
+        feature = "pool",
+        feature = "controller",
+        feature = "restart",
+        feature = "liveness"
+    )),
+    allow(dead_code, unused_imports)
+)]
 mod change_wait;
-#[cfg(any(
-    feature = "pool",
-    feature = "controller",
-    feature = "restart",
-    feature = "liveness"
-))]
+#[allow(unused_imports)]
 pub(crate) use change_wait::ChangeWait;
 
 fresh_static! { static WAITERS: WaitQueue = WaitQueue::new(); }
@@ -119,12 +119,6 @@ pub(crate) fn changed() {
 
 /// Wake what `waiting` (the count read by [`changed`]) says waits: the
 /// driver's slot, the list, or both.
-#[cfg(any(
-    feature = "pool",
-    feature = "controller",
-    feature = "restart",
-    feature = "liveness"
-))]
 #[inline(always)]
 fn wake_waiting(waiting: usize) {
     if waiting & change_wait::DRIVER != 0 {
@@ -133,17 +127,6 @@ fn wake_waiting(waiting: usize) {
     if waiting & !change_wait::DRIVER != 0 {
         WAITERS.wake_all();
     }
-}
-
-#[cfg(not(any(
-    feature = "pool",
-    feature = "controller",
-    feature = "restart",
-    feature = "liveness"
-)))]
-#[inline(always)]
-fn wake_waiting(_: usize) {
-    WAITERS.wake_all();
 }
 
 /// The change counter (wraps; compare for inequality only).
