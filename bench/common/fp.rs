@@ -5,12 +5,7 @@
 // behaviour and exits non-zero if a step did not do what it says, so a size
 // is only reported for a build that works. Same steps as `floor/src/bin/fp.rs`.
 
-include!(concat!(env!("OUT_DIR"), "/workload.rs"));
-
-/// The chain/fan nodes (every slot but the pool members) are up.
-fn core_up() -> bool {
-    BENCH_NODES[..N - K].iter().all(|n| n.is_running())
-}
+include!("fp_base.rs");
 
 #[embassy_executor::task]
 async fn main_task(spawner: Spawner) {
@@ -27,10 +22,4 @@ async fn main_task(spawner: Spawner) {
     Timer::after_millis(1).await;
     ok &= core_up();
     fw::exit(if ok { 0 } else { 1 })
-}
-
-#[entry]
-fn main() -> ! {
-    fw::init();
-    fw::exec::run(|s| s.spawn(main_task(s).unwrap()))
 }

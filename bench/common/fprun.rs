@@ -9,12 +9,7 @@
 // what it says, so a size is only reported for a build that works. The
 // floor has no driver: BENCHMARKS.md sets this build against the floor's FP.
 
-include!(concat!(env!("OUT_DIR"), "/workload.rs"));
-
-/// The chain/fan nodes (every slot but the pool members) are up.
-fn core_up() -> bool {
-    BENCH_NODES[..N - K].iter().all(|n| n.is_running())
-}
+include!("fp_base.rs");
 
 #[embassy_executor::task]
 async fn driver(spawner: Spawner) {
@@ -37,10 +32,4 @@ async fn main_task(spawner: Spawner) {
     Timer::after_millis(2).await;
     ok &= core_up();
     fw::exit(if ok { 0 } else { 1 })
-}
-
-#[entry]
-fn main() -> ! {
-    fw::init();
-    fw::exec::run(|s| s.spawn(main_task(s).unwrap()))
 }
