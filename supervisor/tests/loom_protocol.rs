@@ -45,30 +45,68 @@ embassy_time_driver::time_driver_impl!(static CLOCK: FrozenClock = FrozenClock);
 /// Run `f` under loom: every interleaving with at most `bound` preemptions
 /// (`LOOM_MAX_PREEMPTIONS` overrides it for every model). Prints how many
 /// executions loom explored and how long it took.
-fn model(name: &str, bound: usize, f: impl Fn() + Sync + Send + 'static) {
+fn model(name: &'static str, bound: usize, f: impl Fn() + Sync + Send + 'static) {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
         builder.preemption_bound = Some(bound);
     }
+    name_failures();
     let runs = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&runs);
     let start = std::time::Instant::now();
-    builder.check(move || {
-        counted.fetch_add(1, Relaxed);
-        // Every static a party touches is built before the parties start:
-        // loom orders a lazy static's first use (a release by its builder,
-        // an acquire by each later user), an ordering the device lacks.
-        hook::build_statics();
-        f()
-    });
+    let check = || {
+        builder.check(move || {
+            let run = counted.fetch_add(1, Relaxed) + 1;
+            RUNNING.with(|r| r.set((name, run)));
+            // Every static a party touches is built before the parties
+            // start: loom orders a lazy static's first use (a release by its
+            // builder, an acquire by each later user), an ordering the
+            // device lacks.
+            hook::build_statics();
+            f()
+        })
+    };
+    if std::env::var_os("LOOM_LOG").is_some() {
+        // Loom's trace of each execution (`LOOM_LOG=trace`, with
+        // `LOOM_LOCATION=1` for source lines), as `loom::model` prints it.
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_env("LOOM_LOG"))
+            .with_test_writer()
+            .without_time()
+            .finish();
+        tracing::subscriber::with_default(subscriber, check);
+    } else {
+        check();
+    }
     println!(
         "{name}: {} executions, preemption bound {:?}, {:.1?}",
         runs.load(Relaxed),
         builder.preemption_bound,
         start.elapsed()
     );
+}
+
+std::thread_local! {
+    /// The model and execution this test thread is running: a failure names
+    /// them (loom's threads run on the test's own OS thread).
+    static RUNNING: std::cell::Cell<(&'static str, usize)> = const { std::cell::Cell::new(("", 0)) };
+}
+
+/// Print the model and execution of the first failure (loom stops there).
+fn name_failures() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let (name, run) = RUNNING.with(|r| r.replace(("", 0)));
+            if run != 0 {
+                eprintln!("{name}: failed in execution {run}");
+            }
+            default(info);
+        }));
+    });
 }
 
 static TERMINATE: NodeSpec = NodeSpec::new("A", Mode::Terminate);
