@@ -325,6 +325,100 @@ fn no_node_up_after_the_teardown_returns() {
     });
 }
 
+// ---- 6: a stop wave choosing members ↔ a dependent coming back -----------
+
+loom::lazy_static! {
+    /// The dependent's instance is live: set by its spawn, cleared by its
+    /// worker when it sees its stop, before it acks.
+    static ref DEPENDENT_LIVE: AtomicBool = AtomicBool::new(false);
+    /// The bring-up of the dependent has returned (spawned or refused).
+    static ref DECIDED: AtomicBool = AtomicBool::new(false);
+    static ref DEPENDENCY: TaskNode = TaskNode::new(&TERMINATE);
+    static ref DEPENDENT: TaskNode = TaskNode::new(&DEPENDENT_SPEC);
+    static ref PAIR_GRAPH: Graph<2> =
+        Graph::new([Some(&*DEPENDENCY), Some(&*DEPENDENT)], [&[], &[0]]);
+    static ref PAIR_SUP: Supervisor<2> = Supervisor::new(&PAIR_GRAPH);
+}
+
+static DEPENDENT_SPEC: NodeSpec = NodeSpec::new("X", Mode::Terminate).with_spawn(spawn_dependent);
+
+/// The dependent's spawn: its instance is live from here (the model's
+/// bring-up thread plays its worker).
+fn spawn_dependent(_: &'static TaskNode, _: Spawner) -> Result<(), SpawnError> {
+    DEPENDENT_LIVE.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// Model 6. Parties, on a graph of two nodes (`X` depends on `D`; `D` up,
+/// `X` down): a stop wave over both (the wave `restart` of `D` runs: here
+/// without `halt`, whose era fence would refuse the bring-up outright,
+/// model 2; nor a latch, which `deactivate` sets and `activate` lifts,
+/// model 5); a bring-up of `X` through another path (`bring_up_now`: the
+/// atomic part of `start_node`, `activate`, a restart's or a pool's
+/// bring-up), whose thread then plays `X`'s worker; `D`'s worker, which on
+/// its stop checks its dependent, then acks (`run_cancellable`, then
+/// `ack_dropped`, as a task that cleans up first). Invariants: when `D`'s
+/// worker sees its stop, `X`'s instance is not live (the wave found `X` up
+/// and stopped it first, or the bring-up was refused as `DepStopping`, or
+/// it came after `D` acked); the wave returns `Ok`. After the wave, the
+/// model stops an `X` that came up behind it (on a `D` already down, which
+/// only the raw bring-up allows), so every worker ends.
+#[test]
+fn stop_wave_never_stops_a_dependency_under_a_live_dependent() {
+    model(
+        "stop_wave_never_stops_a_dependency_under_a_live_dependent",
+        // Bound 2 is exhaustive too, but takes 8 minutes (4 894 773
+        // executions): run it by hand with `LOOM_MAX_PREEMPTIONS=2`.
+        1,
+        || {
+            let sup: &'static Supervisor<2> = &PAIR_SUP;
+            let dep: &'static TaskNode = &DEPENDENCY;
+            let x: &'static TaskNode = &DEPENDENT;
+            let _ = (&*DEPENDENT_LIVE, &*DECIDED);
+            assert!(hook::try_begin_activation(dep));
+            let era = hook::era(sup);
+            let dep_worker = thread::spawn(move || {
+                let run = block_on(dep.run_cancellable(pending::<()>()));
+                assert!(run.is_err(), "the worker ends only by the stop");
+                assert!(
+                    !DEPENDENT_LIVE.load(Ordering::Acquire),
+                    "the dependency was stopped under a live dependent"
+                );
+                dep.ack_dropped();
+            });
+            let bring_up = thread::spawn(move || {
+                let spawner = SPAWNER.with(|s| *s);
+                let outcome = hook::bring_up_now(sup, x, spawner, era);
+                DECIDED.store(true, Ordering::Release);
+                match outcome {
+                    Some(Ok(())) => {
+                        let run = block_on(x.run_cancellable(pending::<()>()));
+                        assert!(run.is_err(), "the worker ends only by a stop");
+                        DEPENDENT_LIVE.store(false, Ordering::Release);
+                        x.ack_dropped();
+                    }
+                    Some(Err(fault)) => {
+                        assert_eq!(fault.kind, FaultKind::DepStopping { dep });
+                        assert!(!DEPENDENT_LIVE.load(Ordering::Acquire));
+                    }
+                    None => panic!("a node without gates never waits"),
+                }
+            });
+            block_on(async { assert!(hook::stop_wave(sup).await.is_ok()) });
+            // The next verb: stop an `X` brought up behind the wave.
+            while !DECIDED.load(Ordering::Acquire) {
+                thread::yield_now();
+            }
+            if x.is_running() {
+                block_on(async { assert!(hook::stop(x).await.is_ok()) });
+            }
+            dep_worker.join().unwrap();
+            bring_up.join().unwrap();
+            assert!(!dep.is_running() && !x.is_running());
+        },
+    );
+}
+
 // ---- 5: a restart's stop-then-start ↔ a deactivate -------------------------
 //
 // Not exhaustive yet, so ignored by default: even at preemption bound 1,
