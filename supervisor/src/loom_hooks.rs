@@ -64,3 +64,12 @@ pub fn bring_up_now<const N: usize, const USES: u8>(
 ) -> Option<Result<(), NodeFault>> {
     sup.bring_up_now(node, spawner, era)
 }
+
+/// A stop wave over the whole graph, as `teardown` runs it but without
+/// `halt` (whose era fence refuses every bring-up while it runs, model 2):
+/// the wave alone, as `restart` runs it over a node and its dependents.
+pub fn stop_wave<const N: usize, const USES: u8>(
+    sup: &Supervisor<N, USES>,
+) -> impl Future<Output = Result<(), NodeFault>> + '_ {
+    sup.stop_wave_alone()
+}

@@ -9,7 +9,7 @@ use core::task::Poll;
 #[cfg(feature = "breadcrumb")]
 use crate::sync::AtomicU8;
 #[cfg(feature = "liveness")]
-use crate::sync::AtomicU32;
+use crate::sync::{AtomicBool, AtomicU32};
 use crate::sync::{AtomicU16, Ordering, const_unless_loom};
 use embassy_executor::{SpawnError, SpawnToken, Spawner};
 
@@ -114,10 +114,14 @@ mod flag {
     /// then wakes the observers: a second wait still there sets it again
     /// (see `TaskNode::activated`), so it does not outlive the waits.
     pub const SHARED_WAIT: u16 = 1 << 9;
-    /// `wait_health` reported this instance stale (feature `liveness`); the
-    /// next beat clears it, so a node that recovers and stalls again is
-    /// reported again.
-    pub const STALE: u16 = 1 << 11;
+    /// A stop wave is about to ask this running node to stop: set before
+    /// the wave's last look for a member that came back behind it, taken
+    /// back if one did (see `TaskNode::mark_asked`). A bring-up of a
+    /// dependent treats it as stopping. Set only on a running node; the
+    /// next activation clears it, the ack leaves it (inert once `RUNNING`
+    /// is clear). (Bit 11 was `liveness`'s stale mark, which moved to its
+    /// own byte in `TaskNode`'s padding: the word had no bit left.)
+    pub const ASKED: u16 = 1 << 11;
     /// A resident task shell serves this node: activations wake it in
     /// place instead of spawning (see `node/resident.rs`). Never cleared.
     pub const RESIDENT: u16 = 1 << 12;
@@ -134,7 +138,7 @@ mod flag {
     pub const FAILED: u16 = 1 << 15;
     /// Flags a fresh activation starts without.
     pub const RESET: u16 =
-        SHUTDOWN | EXITED | BUSY | READY | RESUME | STALE | RETRY | FAILED | SHARED_WAIT;
+        SHUTDOWN | EXITED | BUSY | READY | RESUME | ASKED | RETRY | FAILED | SHARED_WAIT;
 }
 
 /// One supervised task: a reference to its [`NodeSpec`] (in flash) and the
@@ -157,6 +161,12 @@ pub struct TaskNode {
     task_waker: TaskWaker,
     #[cfg(feature = "liveness")]
     last_beat: AtomicU32,
+    /// `wait_health` reported this instance stale (feature `liveness`); the
+    /// next beat (an activation beats too) clears it, so a node that
+    /// recovers and stalls again is reported again. A byte of the struct's
+    /// padding on 32-bit targets (beside the breadcrumb's), so no RAM.
+    #[cfg(feature = "liveness")]
+    stale: AtomicBool,
     #[cfg(feature = "trace")]
     trace: NodeTrace,
     /// The last `Phase` driven (feature `breadcrumb`): a spare byte of the
@@ -190,6 +200,8 @@ impl TaskNode {
                 task_waker: TaskWaker::new(),
                 #[cfg(feature = "liveness")]
                 last_beat: AtomicU32::new(0),
+                #[cfg(feature = "liveness")]
+                stale: AtomicBool::new(false),
                 #[cfg(feature = "trace")]
                 trace: NodeTrace::new(),
                 #[cfg(feature = "breadcrumb")]
@@ -639,6 +651,39 @@ impl TaskNode {
         if before & flag::SHARED_WAIT != 0 {
             notify::changed();
         }
+    }
+
+    /// The first half of a stop wave's ask (`supervisor/stop_wave.rs`):
+    /// mark the node about to be asked ([`flag::ASKED`]), if an instance of
+    /// it is up and supervised; `Err` with what refused it otherwise
+    /// (nothing done). The wave then fences and looks once more for a
+    /// member that came back behind it: if one did, it takes the mark back
+    /// ([`unmark_asked`](Self::unmark_asked)) and asks nothing; otherwise it
+    /// asks ([`request_shutdown`](Self::request_shutdown)). A bring-up of a
+    /// dependent marks itself up, fences, then checks its dependencies for a
+    /// mark or a stop (`Supervisor::still_clear`): of the two fences one
+    /// comes first, so either the wave sees the dependent up and asks
+    /// nothing, or the bring-up sees the mark and undoes itself. Without the
+    /// mark the wave's look and its request are two steps a bring-up can
+    /// land between (a dependent up on a stopping dependency).
+    #[inline]
+    pub(crate) fn mark_asked(&self) -> Result<State, State> {
+        self.state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
+                (f & (flag::RUNNING | flag::DETACHED) == flag::RUNNING).then_some(f | flag::ASKED)
+            })
+            .map(State)
+            .map_err(State)
+    }
+
+    /// Take back [`mark_asked`](Self::mark_asked): a member came back
+    /// behind the wave, which asks nothing now and chooses again once its
+    /// nodes in flight are down. A stop another verb requested meanwhile
+    /// stays (its `SHUTDOWN` is what dependents then see). Cold: a race.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unmark_asked(&self) {
+        self.state.fetch_and(!flag::ASKED, Ordering::AcqRel);
     }
 
     /// Ask an idle instance to stop; `false` (and nothing requested) if it

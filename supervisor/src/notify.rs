@@ -66,18 +66,21 @@ fresh_static! {
 }
 
 fresh_static! {
-    /// Nodes asked to stop (or pause) that have not acked yet: the `RUNNING`
-    /// and `SHUTDOWN` flags both set (wraps; may read high, never low for
-    /// long: see [`stop_requested`]). While it reads zero no dependency can be
-    /// stopping, and a bring-up skips the check of its dependencies.
+    /// Nodes asked to stop (or pause) that have not acked yet (the `RUNNING`
+    /// and `SHUTDOWN` flags both set), plus the stop waves in flight that
+    /// may mark a node about to be asked (`TaskNode::mark_asked`; wraps; may
+    /// read high, never low for long: see [`stop_requested`]). While it
+    /// reads zero no dependency can be stopping or marked, and a bring-up
+    /// skips the check of its dependencies.
     static STOPPING: AtomicU32 = AtomicU32::new(0);
 }
 
-/// A running node was just asked to stop. Counted after the flag is set: a
-/// bring-up that reads zero in between behaves as one that checked its
-/// dependencies just before the request, a gap the stop wave's activation
-/// count covers anyway (as it covers the one between that check and the
-/// step that marks the node running).
+/// A running node was just asked to stop, or a stop wave that marks the
+/// nodes it is about to ask began (before its first mark). Counted after
+/// the flag is set: a bring-up that reads zero in between read it before
+/// its fence, and a wave's ask only comes after the wave's own count and a
+/// mark, so that bring-up's check after its fence (`Supervisor::still_clear`)
+/// sees the mark, or the wave sees the bring-up (see `TaskNode::mark_asked`).
 pub(crate) fn stop_requested() {
     STOPPING.fetch_add(1, Ordering::SeqCst);
 }
@@ -91,6 +94,12 @@ pub(crate) fn stop_ended() {
 /// Some node may be stopping (asked, not yet acked).
 pub(crate) fn any_stopping() -> bool {
     STOPPING.load(Ordering::SeqCst) != 0
+}
+
+/// [`any_stopping`] right after a SeqCst fence (a bring-up's, after its
+/// atomic step): the fence orders the load, which needs no more.
+pub(crate) fn any_stopping_after_fence() -> bool {
+    STOPPING.load(Ordering::Relaxed) != 0
 }
 
 /// A node was marked up.

@@ -25,7 +25,7 @@ mod start_wave;
 mod stop_wave;
 
 use start_wave::{FastPath, Want};
-use stop_wave::{OnMiss, deactivate_wave, stop_wave};
+use stop_wave::{OnMiss, Race, deactivate_wave, stop_wave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
@@ -239,7 +239,17 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// A stop wave over every node of the graph (the wave's own future: no
     /// wrapper state around it).
     fn whole_graph_wave(&self, on_miss: OnMiss) -> impl Future<Output = Result<(), NodeFault>> {
-        stop_wave(self.graph, 0, N.saturating_sub(1), |_| true, on_miss)
+        let all = (0, N.saturating_sub(1));
+        stop_wave(self.graph, all, |_| true, on_miss, Race::Halted)
+    }
+
+    /// The loom models' stop wave alone (`loom_hooks::stop_wave`): the
+    /// whole graph, as `restart` stops a node and its dependents (bring-ups
+    /// may race it).
+    #[cfg(loom)]
+    pub(crate) fn stop_wave_alone(&self) -> impl Future<Output = Result<(), NodeFault>> {
+        let all = (0, N.saturating_sub(1));
+        stop_wave(self.graph, all, |_| true, OnMiss::Abort, Race::Any)
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down
@@ -655,8 +665,8 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         if self.parked(node) {
             return Some(match node.try_begin_resume() {
                 Ok(before) => {
-                    if !self.still_era(node, before, era) {
-                        return Some(self.spawned(node, Err(Refusal::Halted.into())));
+                    if let Some(dep) = self.still_clear(node, before, era) {
+                        return Some(self.refused_after_step(node, dep));
                     }
                     node.wake_resumed();
                     Ok(())
@@ -709,8 +719,8 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             Ok(before) => before,
             Err(now) => return Some(self.lost_race(node, now)),
         };
-        if !self.still_era(node, before, era) {
-            return Some(self.spawned(node, Err(Refusal::Halted.into())));
+        if let Some(dep) = self.still_clear(node, before, era) {
+            return Some(self.refused_after_step(node, dep));
         }
         match spawn(node, spawner) {
             Ok(()) => Some(self.spawned(node, Ok(()))),
@@ -734,39 +744,87 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
         match node.spawn_fn() {
-            Some(spawn)
-                if !notify::any_stopping() && !self.parked(node) && !self.has_gates(node) =>
-            {
+            // A stopping dependency is `spawn_now`'s to find (after its
+            // atomic step, where no stop wave can slip in unseen).
+            Some(spawn) if !self.parked(node) && !self.has_gates(node) => {
                 self.spawn_now(node, spawn, spawner, era)
             }
             _ => self.bring_up_now(node, spawner, era),
         }
     }
 
-    /// After the atomic step that marked `node` running: `true` if no
+    /// After the atomic step that marked `node` running: `Ok` if no
     /// teardown began since the bring-up's `era` and none is in flight (a
-    /// `start` that began during one waits for none). Otherwise the step is
-    /// undone (and observers told, as a teardown may be waiting for this
-    /// node's ack): nothing comes up behind a teardown.
+    /// `start` that began during one waits for none), and no dependency is
+    /// stopping or about to be asked by a stop wave. Otherwise the step is
+    /// undone (and observers told, as a teardown or a stop wave may be
+    /// waiting for this node's ack): nothing comes up behind a teardown,
+    /// nor on top of a stopping dependency. Both checks come after the
+    /// step and a fence: a teardown (`halt`) and a stop wave's ask
+    /// (`TaskNode::mark_asked`) write, fence, then look for the node up, so
+    /// either they see it up (and stop it first) or this sees them. A check
+    /// of the dependencies before the step alone would leave a window (a
+    /// stop landing between the check and the step).
     #[inline]
-    fn still_era(&self, node: &'static TaskNode, before: State, era: u32) -> bool {
-        // Pairs with the fence in `halt`.
+    fn still_clear(
+        &self,
+        node: &'static TaskNode,
+        before: State,
+        era: u32,
+    ) -> Option<Option<&'static TaskNode>> {
+        // Pairs with the fence in `halt` and with the one in a stop wave's ask.
         crate::sync::fence(Ordering::SeqCst);
-        self.teardowns.load(Ordering::Relaxed) == era && self.tearing.load(Ordering::Relaxed) == 0
-            || self.era_ended(node, before)
+        let halted = self.teardowns.load(Ordering::Relaxed) != era
+            || self.tearing.load(Ordering::Relaxed) != 0;
+        // No node stopping and no stop wave in flight (one load): nothing
+        // to check among the dependencies.
+        if !halted && !notify::any_stopping_after_fence() {
+            return None;
+        }
+        self.refusal_after_step(node, before, halted)
     }
 
-    /// [`still_era`](Self::still_era) found a teardown: undo the step.
-    /// Always `false`. Out of line: the cold end.
+    /// [`still_clear`](Self::still_clear) found a teardown, or a node
+    /// stopping somewhere: `None` if it is neither a teardown nor a
+    /// dependency of this node; otherwise the step is undone and the
+    /// refusal returned (`Some(None)`: a teardown; `Some(Some(dep))`: `dep`
+    /// is stopping). Out of line: the cold end.
     #[inline(never)]
-    fn era_ended(&self, node: &'static TaskNode, before: State) -> bool {
+    fn refusal_after_step(
+        &self,
+        node: &'static TaskNode,
+        before: State,
+        halted: bool,
+    ) -> Option<Option<&'static TaskNode>> {
+        let why = if halted {
+            None
+        } else {
+            Some(self.stopping_dep(node)?)
+        };
         node.abort_activation(before);
         notify::changed();
-        log_warn!(
-            "`{}`: a teardown began during its bring-up; not started",
-            node.name
-        );
-        false
+        Some(why)
+    }
+
+    /// Report what [`still_clear`](Self::still_clear) refused: a teardown
+    /// (`None`), or a stopping dependency. Out of line: the cold end.
+    #[inline(never)]
+    fn refused_after_step(
+        &self,
+        node: &'static TaskNode,
+        dep: Option<&'static TaskNode>,
+    ) -> Result<(), NodeFault> {
+        let kind = match dep {
+            Some(dep) => FaultKind::DepStopping { dep },
+            None => {
+                log_warn!(
+                    "`{}`: a teardown began during its bring-up; not started",
+                    node.name
+                );
+                Refusal::Halted.into()
+            }
+        };
+        self.spawned(node, Err(kind))
     }
 
     /// The atomic step found `node` with these flags: up (another bring-up

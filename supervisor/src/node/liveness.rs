@@ -1,7 +1,7 @@
 //! Liveness (feature `liveness`): the heartbeat a node's task stamps and
 //! the age `health.rs` polices against its `beat_timeout:`.
 
-use super::{TaskNode, flag, now_ticks32};
+use super::{TaskNode, now_ticks32};
 use crate::notify;
 use crate::sync::Ordering;
 
@@ -12,8 +12,8 @@ impl TaskNode {
         // A plain load on the hot path; the read-modify-write (and the
         // wake of `wait_health`, which polices the node again) only on the
         // recovery after a stale report.
-        if self.has(flag::STALE) {
-            self.state.fetch_and(!flag::STALE, Ordering::AcqRel);
+        if self.stale.load(Ordering::Acquire) {
+            self.stale.store(false, Ordering::Release);
             notify::changed();
         }
     }
@@ -25,7 +25,7 @@ impl TaskNode {
 
     /// Mark this instance reported stale: `true` if it was not yet.
     pub(crate) fn claim_stale_report(&self) -> bool {
-        self.state.fetch_or(flag::STALE, Ordering::AcqRel) & flag::STALE == 0
+        !self.stale.swap(true, Ordering::AcqRel)
     }
 
     /// embassy-time ticks since the last beat (a fresh spawn counts as one).

@@ -61,9 +61,12 @@ impl State {
         self.0 & (flag::RUNNING | flag::DETACHED) == flag::RUNNING
     }
 
-    /// Stopping and supervised: a dependency no bring-up may build on.
+    /// Supervised, and stopping or about to be asked by a stop wave (its
+    /// `ASKED` mark, see `TaskNode::mark_asked`): a dependency no bring-up
+    /// may build on.
     pub(crate) const fn is_stopping_supervised(self) -> bool {
-        self.is_stopping() && !self.is_detached()
+        self.0 & (flag::RUNNING | flag::DETACHED) == flag::RUNNING
+            && self.has(flag::SHUTDOWN | flag::ASKED)
     }
 
     /// Up, and neither latched nor detached.

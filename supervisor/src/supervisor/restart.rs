@@ -5,7 +5,7 @@
 use embassy_executor::Spawner;
 
 use super::start_wave::{FastPath, Want};
-use super::stop_wave::{OnMiss, stop_wave};
+use super::stop_wave::{OnMiss, Race, stop_wave};
 use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
@@ -123,7 +123,14 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         set.close_over_dependents(self.graph);
         let span = &self.graph.order[set.lo..=set.hi];
         let back = self.hold_dependents(seed, &set);
-        if let Err(e) = stop_wave(self.graph, set.lo, set.hi, |i| set.has(i), OnMiss::Abort).await {
+        let wave = stop_wave(
+            self.graph,
+            (set.lo, set.hi),
+            |i| set.has(i),
+            OnMiss::Abort,
+            Race::Any,
+        );
+        if let Err(e) = wave.await {
             self.release_holds(span, &back);
             return Err(e);
         }

@@ -55,6 +55,7 @@ use crate::log::log_warn;
 use crate::node::{State, transition};
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
+use crate::sync::Ordering;
 use crate::wait::Tick;
 use crate::{Graph, TaskNode};
 
@@ -122,6 +123,45 @@ struct StopWave<const N: usize> {
     /// A node was not asked because a member came back: choose again once
     /// the nodes in flight are down.
     again: bool,
+    /// Bring-ups may race this wave (it is not behind a teardown's era
+    /// fence): each ask is two-phase (see [`StopWave::ask`]).
+    raced: bool,
+}
+
+/// What [`StopWave::ask`] did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    /// Asked it to stop: it is in flight.
+    Asked,
+    /// It is down already (nothing done).
+    Down,
+    /// A member the wave counted down runs again: nothing asked.
+    Back,
+}
+
+/// Which bring-ups may race a wave.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Race {
+    /// Any (`restart`'s, `deactivate`'s wave): each ask marks the node,
+    /// fences, and looks for a member that came back before it requests
+    /// the stop.
+    Any,
+    /// None but an app-spawned node's own activation: the wave runs behind
+    /// `halt`'s era fence (a teardown), which refuses every bring-up that
+    /// has not marked its node up before the wave chose. The plain ask.
+    Halted,
+}
+
+/// A raced wave counts in the crate-wide stopping count from before its
+/// first mark until it ends, done or dropped (`StopWave`'s drop): a
+/// bring-up that reads the count zero after its fence has no marked
+/// dependency to find.
+impl<const N: usize> Drop for StopWave<N> {
+    fn drop(&mut self) {
+        if self.raced {
+            notify::stop_ended();
+        }
+    }
 }
 
 /// The running instance asked to stop is gone (down, or a fresh activation
@@ -135,12 +175,12 @@ fn acked(n: &TaskNode) -> bool {
 /// first missed ack (see [`OnMiss`]).
 pub(crate) fn stop_wave<const N: usize>(
     graph: &'static Graph<N>,
-    lo: usize,
-    hi: usize,
+    (lo, hi): (usize, usize),
     member: impl Fn(usize) -> bool,
     on_miss: OnMiss,
+    race: Race,
 ) -> impl Future<Output = Result<(), NodeFault>> {
-    run_wave(graph, on_miss, move |w: &mut StopWave<N>| {
+    run_wave(graph, on_miss, race, move |w: &mut StopWave<N>| {
         w.join_span(lo, hi, &member)
     })
 }
@@ -158,17 +198,26 @@ pub(crate) fn deactivate_wave<const N: usize>(
     graph: &'static Graph<N>,
     seed: usize,
 ) -> impl Future<Output = Result<(), NodeFault>> {
-    run_wave(graph, OnMiss::Abort, move |w: &mut StopWave<N>| {
-        w.join_dependents(seed)
-    })
+    run_wave(
+        graph,
+        OnMiss::Abort,
+        Race::Any,
+        move |w: &mut StopWave<N>| w.join_dependents(seed),
+    )
 }
 
 /// Run a wave whose members `choose` picks at the first poll.
 async fn run_wave<const N: usize>(
     graph: &'static Graph<N>,
     on_miss: OnMiss,
+    race: Race,
     choose: impl FnOnce(&mut StopWave<N>),
 ) -> Result<(), NodeFault> {
+    let raced = race == Race::Any;
+    if raced {
+        // Taken back by the wave's drop.
+        notify::stop_requested();
+    }
     // Built here, in the future's own storage: the per-slot arrays are
     // not copied from a constructor's return value.
     let mut wave = StopWave {
@@ -186,6 +235,7 @@ async fn run_wave<const N: usize>(
         hi: 0,
         seen: notify::activations(),
         again: false,
+        raced,
     };
     let mut choose = Some(choose);
     let mut observer = pin!(Observer::new());
@@ -356,11 +406,16 @@ impl<const N: usize> StopWave<N> {
     /// A member the wave counted down runs again. Checked only if a node
     /// was marked up since the wave last looked: one pass over the span
     /// then.
+    #[inline(always)]
     fn came_back(&mut self) -> bool {
         let now = notify::activations();
-        if now == self.seen {
-            return false;
-        }
+        now != self.seen && self.scan_for_back(now)
+    }
+
+    /// [`came_back`](Self::came_back) past its one load: some node was
+    /// marked up since the wave last looked. Out of line: the rare case.
+    #[inline(never)]
+    fn scan_for_back(&mut self, now: u32) -> bool {
         let graph = self.graph;
         let span = graph
             .order
@@ -442,23 +497,50 @@ impl<const N: usize> StopWave<N> {
         self.flying = 0;
         for k in 0..running {
             let i = self.flight[k] as usize;
-            if self.left[i] == 0 && !self.ask(cx, i) {
+            if self.left[i] != 0 {
+                continue;
+            }
+            match self.ask(cx, i) {
+                Ask::Asked => {}
                 // It went down since the flag read: the first collection
                 // finds it down and lets its dependencies go.
-                self.fly(i);
+                Ask::Down => self.fly(i),
+                // Left for the next choice, as in `done`.
+                Ask::Back => {
+                    self.left[i] = DONE;
+                    self.again = true;
+                }
             }
         }
     }
 
     /// Slot `i` has no dependent left up: ask it to stop if it runs
-    /// (`true`); `false` if it is down already (nothing done).
-    #[inline]
-    fn ask(&mut self, cx: &Context<'_>, i: usize) -> bool {
+    /// ([`Ask::Asked`]); in a raced wave, unless a member the wave counted
+    /// down came back ([`Ask::Back`]: it must be stopped first; a halted
+    /// wave's `done` looks before it asks). A raced wave's ask is
+    /// two-phase: mark the node (`TaskNode::mark_asked`), fence, look for a
+    /// member that came back (taking the mark back if one did), then
+    /// request. A bring-up that marks a dependent up after that look sees
+    /// the mark after its own fence and undoes itself (`DepStopping`).
+    // Inline: each wave pass asks through it (out of line: +26 instructions
+    // per node on CHAIN(64) teardown, bench/budget.sh).
+    #[inline(always)]
+    fn ask(&mut self, cx: &Context<'_>, i: usize) -> Ask {
         let Some(n) = self.graph.node(i) else {
-            return false;
+            return Ask::Down;
         };
-        if !n.state().is_up_supervised() {
-            return false;
+        if self.raced {
+            if n.mark_asked().is_err() {
+                return Ask::Down;
+            }
+            // Pairs with the fence in a bring-up's `still_clear`.
+            crate::sync::fence(Ordering::SeqCst);
+            if self.came_back() {
+                n.unmark_asked();
+                return Ask::Back;
+            }
+        } else if !n.state().is_up_supervised() {
+            return Ask::Down;
         }
         if !self.asked {
             self.asked = true;
@@ -466,7 +548,7 @@ impl<const N: usize> StopWave<N> {
         }
         self.fly(i);
         n.request_shutdown();
-        true
+        Ask::Asked
     }
 
     #[inline]
@@ -500,15 +582,24 @@ impl<const N: usize> StopWave<N> {
                 if *l > 0 {
                     continue;
                 }
-                if self.again || self.came_back() {
+                // A halted wave looks for a member back before it asks (an
+                // app-spawned node's activation ignores the era); a raced
+                // one in its ask, after its mark.
+                let back = self.again || !self.raced && self.came_back();
+                let asked = if back { Ask::Back } else { self.ask(cx, d) };
+                match asked {
+                    Ask::Asked => {}
+                    Ask::Down => {
+                        self.left[d] = DONE;
+                        top -= 1;
+                        self.flight[top] = d as u8;
+                    }
                     // Left for the next choice, which finds the member up
                     // again and stops it first.
-                    self.left[d] = DONE;
-                    self.again = true;
-                } else if !self.ask(cx, d) {
-                    self.left[d] = DONE;
-                    top -= 1;
-                    self.flight[top] = d as u8;
+                    Ask::Back => {
+                        self.left[d] = DONE;
+                        self.again = true;
+                    }
                 }
             }
             if top == N {
