@@ -73,6 +73,16 @@ for (const id of ['msg', 'conn']) {
 """
 
 
+def events_since(since):
+    out, last = [], since
+    while True:
+        e = api(f"/api/events?since={last}")
+        out += e["events"]
+        if e["last"] == last:
+            return out
+        last = e["last"]
+
+
 def human_click(d, selector):
     """Press the pointer on the element's centre, hold 150 ms, release: a
     click as a person makes it, at a place on the screen (not on an element
@@ -158,14 +168,17 @@ def main():
         except TimeoutException:
             raise AssertionError("job lookup: " + drv.find_element(By.ID, "found").text)
         print(f"  ok  job lookup by id: {drv.find_element(By.ID, 'found').text!r}")
-        # The page idling 12 s: its own polling must not make the pool
-        # grow and shrink (each would be four event-log entries).
+        # The page idling 30 s: its own polling must not make the pool grow
+        # and shrink (each pair is four event-log entries; the issue saw 24
+        # entries a minute). Bound: one pair. Never seen to fail: 0 events
+        # in every minute measured on this firmware and on main's; on the
+        # firmware before issue 28 (min 1) one pair in one of three minutes.
         since = api("/api/graph")["events_next"] - 1
-        time.sleep(12)
-        churn = [e for e in api(f"/api/events?since={since}")["events"] if e["kind"] in ("pool_grew", "pool_shrank")]
-        if churn:
+        time.sleep(30)
+        churn = [e for e in events_since(since) if e["kind"] in ("pool_grew", "pool_shrank")]
+        if len(churn) > 2:
             raise AssertionError(f"the idle page's polling churned the pool: {[(e['kind'], e['name']) for e in churn]}")
-        print("  ok  12 s of the page polling: no pool grow/shrink events")
+        print(f"  ok  30 s of the page polling: {len(churn)} pool grow/shrink events (at most 2)")
         drv.execute_script("window.__texts = [];")
         human_click(drv, 'tr[id="row-NET"] button[data-verb="deactivate"]')
         print("  ok  clicked Deactivate on NET")

@@ -866,13 +866,13 @@ def s_quiet_polling():
         call("GET", f"/api/events?since={since}")
         time.sleep(max(0, 1 - (time.monotonic() - t0)))
     n, _ = count_pool_events(since)
-    # Reported, not asserted: one sequential poller can still catch both
-    # pool members busy (one closing its last connection) and grow the pool
-    # once; seen in 1 of 8 runs here, and never on the unchanged firmware
-    # either (the issue's churn did not reproduce). The browser test asserts
-    # the real page's 12 s.
     FIGURES["pool_events_in_12s_of_dashboard_polling"] = n
-    print(f"  fig 12 s of dashboard-style polling: {n} pool grow/shrink events")
+    # Bound: one grow/shrink pair. One sequential poller can catch both pool
+    # members busy (one closing its last connection) and grow the pool once
+    # (seen in 1 of 8 runs); the issue's churn was 24 log entries a minute,
+    # 6 pairs. Never seen to fail, on this firmware or the one before issue
+    # 28; the browser test holds the real page to the same bound for 30 s.
+    check(n <= 2, f"12 s of dashboard-style polling: {n} pool grow/shrink events (at most 2)", n)
 
 
 def attack(kind, n_attackers, seconds=8.0):
