@@ -917,16 +917,24 @@ def attack(kind, n_attackers, seconds=8.0):
         t.start()
     time.sleep(1.0)
     ok = tries = 0
+    why = {}
     while time.monotonic() < stop:
         tries += 1
         try:
             s, g = request("GET", "/api/graph", timeout=2)
             ok += s == 200
-        except (OSError, http.client.HTTPException):
-            pass
+            k = str(s)
+        except socket.timeout:
+            k = "timeout"
+        except ConnectionResetError:
+            k = "reset"
+        except (OSError, http.client.HTTPException) as e:
+            k = type(e).__name__
+        why[k] = why.get(k, 0) + 1
         time.sleep(0.1)
     for t in ts:
         t.join(15)
+    FIGURES[f"normal_client_outcomes_under_{kind}"] = why
     return ok, tries
 
 
