@@ -165,11 +165,13 @@ const NO_LISTENER: &str = "{\"error\":\"no_listener\",\"detail\":\"no worker is 
 /// Sockets the shedder keeps listening, always. smoltcp has no listen
 /// backlog: a SYN goes to the first socket in its set that listens on the
 /// port, and one that finds none is answered with a reset (which QEMU's user
-/// network passes on to the client as a reset, not an answer). So a burst
-/// of clients beyond the listening workers needs as many listening sockets
-/// as it has clients; these are cheap (small buffers, no picoserve).
-pub const SHED_SOCKETS: usize = 24;
-/// Each shed socket's buffers: the answer (under 200 B) must fit `tx`; the
+/// network passes on to the client as a reset, not an answer). A shed
+/// socket is busy until its client has read the answer and closed, so a
+/// burst needs one per client beyond the listening workers: with these and
+/// the 7 workers, 55 clients arriving at once all get an answer however
+/// slowly they close. They are cheap (small buffers, no picoserve).
+pub const SHED_SOCKETS: usize = 48;
+/// Each shed socket's buffers: the answer (under 256 B) must fit `tx`; the
 /// client's request is only drained.
 pub const SHED_RX: usize = 128;
 pub const SHED_TX: usize = 256;
@@ -177,18 +179,15 @@ pub const SHED_TX: usize = 256;
 /// close (it drains the request meanwhile).
 const SHED_LINGER: Duration = Duration::from_secs(1);
 
-/// The shedder: its sockets sit in the top slots of the stack's socket set
-/// (reserved by [`super::net::init`]), after every worker's and ADMIN's, so
-/// a SYN reaches a shed socket only when no worker listens. Each answers
-/// `503` at once, so a client beyond the pool's capacity gets an answer
-/// instead of a reset or a hang.
-#[embassy_executor::task]
-pub async fn shedder(sockets: heapless::Vec<TcpSocket<'static>, SHED_SOCKETS>) {
-    let Ok(sockets) = sockets.into_array::<SHED_SOCKETS>() else {
-        // net::init made fewer: shed with none rather than guess.
-        return;
-    };
-    embassy_futures::join::join_array(sockets.map(shed_on)).await;
+/// The shedder, one task per socket (each wakes alone). The sockets sit in
+/// the top slots of the stack's socket set (reserved by
+/// [`super::net::init`]), after every worker's and ADMIN's, so a SYN
+/// reaches a shed socket only when no worker listens. Each answers `503` at
+/// once, so a client beyond the pool's capacity gets an answer instead of a
+/// reset or a hang.
+#[embassy_executor::task(pool_size = SHED_SOCKETS)]
+pub async fn shedder(socket: TcpSocket<'static>) {
+    shed_on(socket).await
 }
 
 /// One shed socket, reused for every client it turns away (it keeps its

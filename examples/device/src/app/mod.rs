@@ -42,7 +42,13 @@ pub fn start(spawner: Spawner, driver: crate::board::NetDriver, sensor: crate::b
     if let Some(sub) = log::subscribe() {
         spawner.spawn(log::recorder(sub).expect("one recorder"));
     }
-    spawner.spawn(http::shedder(shed).expect("one shedder"));
+    // One task per shed socket (the pool has exactly as many); a socket
+    // without a task would only never shed, so a failed spawn is skipped.
+    for socket in shed {
+        if let Ok(task) = http::shedder(socket) {
+            spawner.spawn(task);
+        }
+    }
     spawner.spawn(guard::reverter().expect("one reverter"));
     spawner.spawn(supervise::supervisor(spawner).expect("one supervisor"));
 }
