@@ -10,12 +10,17 @@ build_device() {
 
 # boot_device PORT LOG: QEMU in real time (no -icount: the network's peers
 # and timers need it), user-mode networking reachable on loopback only.
-# Sets QEMU_PID. LIFETIME (seconds) bounds the run.
+# Sets QEMU_PID. LIFETIME (seconds) bounds the run. With DEVICE_PCAP set,
+# QEMU writes every frame between its user network and the NIC there (the
+# guest's side of the port forward; tests/flows.py reads it).
 boot_device() {
-  local port=$1 log=$2
+  local port=$1 log=$2 dump=()
+  if [[ -n "${DEVICE_PCAP:-}" ]]; then
+    dump=(-object "filter-dump,id=dump0,netdev=net0,file=$DEVICE_PCAP,maxlen=128")
+  fi
   timeout "${LIFETIME:-86400}" qemu-system-arm -M mps2-an505 -cpu cortex-m33 -nographic \
     -monitor none -serial none -semihosting-config enable=on,target=native \
-    -nic "user,model=lan9118,hostfwd=tcp:127.0.0.1:${port}-:80" \
+    -nic "user,id=net0,model=lan9118,hostfwd=tcp:127.0.0.1:${port}-:80" "${dump[@]}" \
     -kernel "$DEVICE_ELF" >"$log" 2>&1 &
   QEMU_PID=$!
 }

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import threading
+import urllib.error
 import urllib.request
 import tempfile
 import time
@@ -73,6 +74,43 @@ for (const id of ['msg', 'conn']) {
 """
 
 
+# Hold the page's /api/events fetches until `window.__hold` is cleared, and
+# record the first "entries missed" note the event list shows.
+HOLD_EVENTS = """
+window.__hold = true; window.__missed = null;
+const f0 = window.fetch;
+window.fetch = (u, o) => String(u).includes('/api/events') && window.__hold
+  ? new Promise(r => { const t = setInterval(() => { if (!window.__hold) { clearInterval(t); r(f0(u, o)); } }, 50); })
+  : f0(u, o);
+const ev = document.getElementById('events');
+new MutationObserver(() => { const m = ev.textContent.match(/——— \\d+ entries missed[^\\n]*/);
+  if (m && !window.__missed) window.__missed = m[0]; })
+  .observe(ev, {childList: true, characterData: true, subtree: true});
+"""
+
+
+def events_since(since):
+    out, last = [], since
+    while True:
+        e = api(f"/api/events?since={last}")
+        out += e["events"]
+        if e["last"] == last:
+            return out
+        last = e["last"]
+
+
+def post(path):
+    req = urllib.request.Request(f"http://127.0.0.1:{PORT}{path}", method="POST", data=b"",
+                                 headers={"Authorization": f"Bearer {TOKEN}", "Connection": "close"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except OSError:
+        return None
+
+
 def human_click(d, selector):
     """Press the pointer on the element's centre, hold 150 ms, release: a
     click as a person makes it, at a place on the screen (not on an element
@@ -100,6 +138,30 @@ def accept_alert(d, what):
     text = al.text
     al.accept()
     return text
+
+
+def check_missed_note(d):
+    """The log overflows between two of the page's polls (a tab that fell
+    behind): the page must say how many entries it missed. Hold the page's
+    /api/events fetches, push 300 entries (the log keeps 256), let go, and
+    watch the event list for the note. Run last: it leaves the log full of
+    control entries, and the checks before look for the boot's spawns."""
+    d.execute_script(HOLD_EVENTS)
+    sent = 0
+    t_end = time.monotonic() + 60
+    while sent < 300 and time.monotonic() < t_end:
+        sent += post("/api/nodes/SENSOR/activate") == 202
+    d.execute_script("window.__hold = false;")
+    try:
+        WebDriverWait(d, 10, poll_frequency=0.2).until(lambda d: d.execute_script("return window.__missed;"))
+    except TimeoutException:
+        raise AssertionError("no 'entries missed' note after the log overflowed between two polls: "
+                             + d.find_element(By.ID, "events").text[:300])
+    note = d.execute_script("return window.__missed;")
+    n = int(note.split("———")[1].split()[0])
+    if not (0 < n <= sent) or "the log keeps 256" not in note:
+        raise AssertionError(f"missed note {note!r} after {sent} entries")
+    print(f"  ok  {sent} entries between two polls: the page says {note.strip()!r}")
 
 
 def main():
@@ -158,14 +220,17 @@ def main():
         except TimeoutException:
             raise AssertionError("job lookup: " + drv.find_element(By.ID, "found").text)
         print(f"  ok  job lookup by id: {drv.find_element(By.ID, 'found').text!r}")
-        # The page idling 12 s: its own polling must not make the pool
-        # grow and shrink (each would be four event-log entries).
+        # The page idling 30 s: its own polling must not make the pool grow
+        # and shrink (each pair is four event-log entries; the issue saw 24
+        # entries a minute). Bound: one pair. Never seen to fail: 0 events
+        # in every minute measured on this firmware and on main's; on the
+        # firmware before issue 28 (min 1) one pair in one of three minutes.
         since = api("/api/graph")["events_next"] - 1
-        time.sleep(12)
-        churn = [e for e in api(f"/api/events?since={since}")["events"] if e["kind"] in ("pool_grew", "pool_shrank")]
-        if churn:
+        time.sleep(30)
+        churn = [e for e in events_since(since) if e["kind"] in ("pool_grew", "pool_shrank")]
+        if len(churn) > 2:
             raise AssertionError(f"the idle page's polling churned the pool: {[(e['kind'], e['name']) for e in churn]}")
-        print("  ok  12 s of the page polling: no pool grow/shrink events")
+        print(f"  ok  30 s of the page polling: {len(churn)} pool grow/shrink events (at most 2)")
         drv.execute_script("window.__texts = [];")
         human_click(drv, 'tr[id="row-NET"] button[data-verb="deactivate"]')
         print("  ok  clicked Deactivate on NET")
@@ -260,6 +325,7 @@ def main():
             raise AssertionError("the page did not follow the reboot: " + drv.find_element(By.ID, "up").text + " / "
                                  + drv.find_element(By.ID, "events").text[:300])
         print(f"  ok  after a real reboot the page shows {drv.find_element(By.ID, 'up').text!r}, the new boot's log, and says it rebooted")
+        check_missed_note(drv)
         return 0
     except (TimeoutException, AssertionError) as e:
         drv.save_screenshot(SHOT)

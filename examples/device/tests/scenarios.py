@@ -327,6 +327,105 @@ def s_load():
     check(True, "pool shrank back to its floor (+ the worker serving this request)")
 
 
+def crowd(n, gap, path, wait, linger=0.0):
+    """`n` clients, the i-th connecting `i * gap` s after a common start,
+    each sending one GET and reading to close (no retry), then waiting
+    `linger` s before it closes its own side. Returns
+    [(outcome, seconds)]: outcome is the status ("503:<error>" for a JSON
+    503), "reset", "empty" (closed with no answer) or "timeout"."""
+    res = [None] * n
+    start = threading.Barrier(n)
+
+    def one(i):
+        start.wait()
+        time.sleep(gap * i)
+        t0 = time.monotonic()
+        s = socket.socket()
+        s.settimeout(wait)
+        kind = "timeout"
+        try:
+            s.connect((HOST, PORT))
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: d\r\nConnection: close\r\n"
+                      f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())
+            buf = b""
+            while True:
+                b = s.recv(8192)
+                if not b:
+                    break
+                buf += b
+            time.sleep(linger)
+            head, _, body = buf.partition(b"\r\n\r\n")
+            line = head.split(b"\r\n", 1)[0].decode(errors="replace").split(" ")
+            if not buf:
+                kind = "empty"
+            elif len(line) > 1 and line[1] == "503":
+                try:
+                    kind = "503:" + json.loads(body.decode()).get("error", "?")
+                except ValueError:
+                    kind = "503:not-json"
+            else:
+                kind = line[1] if len(line) > 1 else "junk"
+        except socket.timeout:
+            kind = "timeout"
+        except ConnectionResetError:
+            kind = "reset"
+        except OSError as e:
+            kind = f"oserror:{e.errno}"
+        finally:
+            s.close()
+        res[i] = (kind, round(time.monotonic() - t0, 3))
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(wait + n * gap + 10)
+    return [r if r is not None else ("unjoined", wait) for r in res]
+
+
+def s_crowd():
+    print("issue 28 (8): 50 concurrent clients beyond the 7 listeners all get an answer")
+    # 50 clients connect 1 ms apart and each asks for a 1.5 s hold: the 7
+    # listeners (6 pool members, ADMIN) take the first ones, every other one
+    # must get a JSON 503 from the shedder at once: no reset, no empty reply,
+    # no hang. Each client closes 0.3 s after the answer (a slow client, or a
+    # loaded machine, as in one CI run): a shed socket is busy until then,
+    # so this holds only if the shedder has a socket for each of them. (All 50 at the very same instant would also test the host:
+    # QEMU's user-network port forward listens with a backlog of 1, so the
+    # host kernel drops the SYNs beyond it and the clients' own TCP retries
+    # them after 1, 3, 7 ... s, before the device ever sees them; that is
+    # s_crowd_at_once, a figure, run by name.)
+    g0 = graph()
+    res = crowd(50, 0.001, "/api/slow?ms=1500", 20, linger=0.3)
+    kinds = {}
+    for k, _ in res:
+        kinds[k] = kinds.get(k, 0) + 1
+    worst = max(t for _, t in res)
+    FIGURES["crowd_50_outcomes"] = kinds
+    FIGURES["crowd_50_slowest_s"] = worst
+    bad = [r for r in res if r[0] not in ("200", "503:busy")]
+    check(not bad, f"every one of 50 clients got 200 or a JSON 503 busy ({kinds})", res)
+    check(kinds.get("200", 0) >= 1, "some were served", kinds)
+    # 1.5 s of hold, plus one retransmission by the host if QEMU's one-deep
+    # accept queue overflowed (it did in some runs at 0.5 ms spacing).
+    check(worst <= 6.0, f"every answer within 6 s (slowest {worst} s)", res)
+    sheds = [t for k, t in res if k == "503:busy"]
+    print(f"  fig 503s: {len(sheds)}, slowest {max(sheds, default=0)} s")
+    g1 = graph()
+    check(g1["http"]["shed"] - g0["http"]["shed"] == len(sheds),
+          f"the shedder counted each 503 ({g1['http']['shed'] - g0['http']['shed']})", g1["http"])
+
+
+def s_crowd_at_once():
+    print("figure: 50 clients connecting at the same instant (host-bound, see s_crowd)")
+    res = crowd(50, 0.0, "/api/graph", 60)
+    kinds = {}
+    for k, _ in res:
+        kinds[k] = kinds.get(k, 0) + 1
+    FIGURES["crowd_50_at_once_outcomes"] = kinds
+    FIGURES["crowd_50_at_once_seconds"] = sorted(t for _, t in res)[-10:]
+    print(f"  fig {kinds}; the 10 slowest: {FIGURES['crowd_50_at_once_seconds']}")
+
+
 def s_wedge():
     print("a wedged worker -> stop returns ShutdownTimeout naming it")
     g = wait_graph(lambda g: sum(m["running"] for m in members(g)) >= 1, what="a worker up")
@@ -771,13 +870,13 @@ def s_quiet_polling():
         call("GET", f"/api/events?since={since}")
         time.sleep(max(0, 1 - (time.monotonic() - t0)))
     n, _ = count_pool_events(since)
-    # Reported, not asserted: one sequential poller can still catch both
-    # pool members busy (one closing its last connection) and grow the pool
-    # once; seen in 1 of 8 runs here, and never on the unchanged firmware
-    # either (the issue's churn did not reproduce). The browser test asserts
-    # the real page's 12 s.
     FIGURES["pool_events_in_12s_of_dashboard_polling"] = n
-    print(f"  fig 12 s of dashboard-style polling: {n} pool grow/shrink events")
+    # Bound: one grow/shrink pair. One sequential poller can catch both pool
+    # members busy (one closing its last connection) and grow the pool once
+    # (seen in 1 of 8 runs); the issue's churn was 24 log entries a minute,
+    # 6 pairs. Never seen to fail, on this firmware or the one before issue
+    # 28; the browser test holds the real page to the same bound for 30 s.
+    check(n <= 2, f"12 s of dashboard-style polling: {n} pool grow/shrink events (at most 2)", n)
 
 
 def attack(kind, n_attackers, seconds=8.0):
@@ -822,16 +921,24 @@ def attack(kind, n_attackers, seconds=8.0):
         t.start()
     time.sleep(1.0)
     ok = tries = 0
+    why = {}
     while time.monotonic() < stop:
         tries += 1
         try:
             s, g = request("GET", "/api/graph", timeout=2)
             ok += s == 200
-        except (OSError, http.client.HTTPException):
-            pass
+            k = str(s)
+        except socket.timeout:
+            k = "timeout"
+        except ConnectionResetError:
+            k = "reset"
+        except (OSError, http.client.HTTPException) as e:
+            k = type(e).__name__
+        why[k] = why.get(k, 0) + 1
         time.sleep(0.1)
     for t in ts:
         t.join(15)
+    FIGURES[f"normal_client_outcomes_under_{kind}"] = why
     return ok, tries
 
 
@@ -878,10 +985,11 @@ def s_attacks():
 def main():
     scenarios = [s_token, s_bad_inputs, s_http_details, s_pause_resume, s_deactivate_net, s_activate_leaf,
                  s_cut_guard, s_guard_forgets, s_restart, s_reboot_reader, s_jobs, s_jobs_truth, s_jobs_disabled, s_log_burst, s_long_holds, s_quiet_polling,
-                 s_load, s_wedge, s_mailbox_full, s_attacks, s_slow_client, s_silent_crowd, s_reboot]
+                 s_load, s_crowd, s_wedge, s_mailbox_full, s_attacks, s_slow_client, s_silent_crowd, s_reboot]
+    by_name_only = [s_crowd_at_once]
     only = [a for a in sys.argv[4:]]
     if only:
-        scenarios = [sc for sc in scenarios if sc.__name__ in only]
+        scenarios = [sc for sc in scenarios + by_name_only if sc.__name__ in only]
     t0 = time.monotonic()
     try:
         for sc in scenarios:

@@ -11,11 +11,9 @@ use core::cell::Cell;
 use embassy_futures::select::{Either, select};
 use embassy_net::tcp::TcpSocket;
 use embassy_supervisor::TaskNode;
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::signal::Signal;
 use embassy_time::{Duration, Instant, Timer, with_timeout};
 use picoserve::{Config, Router, Server, Timeouts};
-use portable_atomic::{AtomicU8, AtomicU32, Ordering};
+use portable_atomic::{AtomicU32, Ordering};
 
 use super::api::Api;
 use super::graph::{ADMIN, HTTP, HTTP_POOL};
@@ -55,9 +53,6 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 /// the API reports as `ShutdownTimeout`).
 const WEDGE_HOLD: Duration = Duration::from_secs(4);
 
-/// Sockets currently listening on PORT (workers and ADMIN).
-static LISTENING: AtomicU8 = AtomicU8::new(0);
-static LISTENING_CHANGED: Signal<CriticalSectionRawMutex, ()> = Signal::new();
 /// Connections served, and answered 503 by the shedder.
 pub static SERVED: AtomicU32 = AtomicU32::new(0);
 pub static SHED: AtomicU32 = AtomicU32::new(0);
@@ -85,24 +80,6 @@ async fn hold_if_wedged(node: &'static TaskNode) {
         if let Some(i) = member(node) {
             WEDGED.and(!(1 << i), Ordering::AcqRel);
         }
-    }
-}
-
-/// Counts a socket as listening for as long as it lives.
-struct Listening;
-
-impl Listening {
-    fn new() -> Self {
-        LISTENING.add(1, Ordering::AcqRel);
-        LISTENING_CHANGED.signal(());
-        Self
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        LISTENING.sub(1, Ordering::AcqRel);
-        LISTENING_CHANGED.signal(());
     }
 }
 
@@ -135,12 +112,10 @@ async fn serve(node: &'static TaskNode) {
         // Idle timeout: above the longest documented hold (a 10 s long-poll
         // or /api/slow), which sends nothing until it answers.
         socket.set_timeout(Some(TCP_IDLE));
-        let listening = Listening::new();
         // Idle: listen (beating, so liveness sees an idle worker as alive).
         let accepted = node
             .run_cancellable(select(socket.accept(PORT), beat_forever(node)))
             .await;
-        drop(listening);
         match accepted {
             Err(_) => {
                 // Stopped while idle. Close the listener first: a socket left
@@ -187,32 +162,44 @@ async fn serve(node: &'static TaskNode) {
 const BUSY: &str = "{\"error\":\"busy\",\"detail\":\"every worker is serving; retry\"}";
 const NO_LISTENER: &str = "{\"error\":\"no_listener\",\"detail\":\"no worker is up to serve (the control plane was cut); a forced cut reverts by itself\"}";
 
-/// The shedder: while no worker listens, accept and answer 503 at once, so
-/// a client beyond the pool's capacity gets an answer instead of a hang.
-#[embassy_executor::task]
-pub async fn shedder() {
-    let stack = super::net::stack().await;
-    let mut rx = [0u8; 256];
-    let mut tx = [0u8; 512];
+/// Sockets the shedder keeps listening, always. smoltcp has no listen
+/// backlog: a SYN goes to the first socket in its set that listens on the
+/// port, and one that finds none is answered with a reset (which QEMU's user
+/// network passes on to the client as a reset, not an answer). A shed
+/// socket is busy until its client has read the answer and closed, so a
+/// burst needs one per client beyond the listening workers: with these and
+/// the 7 workers, 55 clients arriving at once all get an answer however
+/// slowly they close. They are cheap (small buffers, no picoserve).
+pub const SHED_SOCKETS: usize = 48;
+/// Each shed socket's buffers: the answer (under 256 B) must fit `tx`; the
+/// client's request is only drained.
+pub const SHED_RX: usize = 128;
+pub const SHED_TX: usize = 256;
+/// How long a shed socket waits for its client to read the answer and
+/// close (it drains the request meanwhile).
+const SHED_LINGER: Duration = Duration::from_secs(1);
+
+/// The shedder, one task per socket (each wakes alone). The sockets sit in
+/// the top slots of the stack's socket set (reserved by
+/// [`super::net::init`]), after every worker's and ADMIN's, so a SYN
+/// reaches a shed socket only when no worker listens. Each answers `503` at
+/// once, so a client beyond the pool's capacity gets an answer instead of a
+/// reset or a hang.
+#[embassy_executor::task(pool_size = SHED_SOCKETS)]
+pub async fn shedder(socket: TcpSocket<'static>) {
+    shed_on(socket).await
+}
+
+/// One shed socket, reused for every client it turns away (it keeps its
+/// slot, and so its place after the workers).
+async fn shed_on(mut socket: TcpSocket<'static>) {
     loop {
-        while LISTENING.load(Ordering::Acquire) > 0 {
-            LISTENING_CHANGED.wait().await;
-        }
-        let mut socket = TcpSocket::new(stack, &mut rx, &mut tx);
         socket.set_timeout(Some(Duration::from_secs(2)));
-        // Stop listening as soon as a worker listens again: workers first.
-        let accepted = select(socket.accept(PORT), async {
-            while LISTENING.load(Ordering::Acquire) == 0 {
-                LISTENING_CHANGED.wait().await;
-            }
-        })
-        .await;
-        if !matches!(accepted, Either::First(Ok(()))) {
-            // A worker listens again: stop listening here. A connection this
-            // socket took meanwhile is reset, not dropped silently (a
-            // dropped one would leave its client waiting on retransmits).
+        if socket.accept(PORT).await.is_err() {
+            // Not closed yet, or no address: reset it and try again.
             socket.abort();
             let _ = with_timeout(Duration::from_millis(100), socket.flush()).await;
+            Timer::after_millis(100).await;
             continue;
         }
         SHED.add(1, Ordering::Relaxed);
@@ -237,8 +224,22 @@ pub async fn shedder() {
             let _ = socket.flush().await;
         })
         .await;
+        // Close gracefully: send our FIN, drain the request, and wait for
+        // the client's FIN. A reset right after the FIN (what this did
+        // before) makes QEMU's user network drop the answer it has taken
+        // but not yet passed to the client, who then sees an empty reply.
         socket.close();
-        let _ = with_timeout(Duration::from_millis(200), socket.flush()).await;
+        let _ = with_timeout(SHED_LINGER, async {
+            let mut scratch = [0u8; 64];
+            while let Ok(n) = socket.read(&mut scratch).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        })
+        .await;
+        // Back to Closed (a client that did not close in time is reset),
+        // so the socket can listen again.
         socket.abort();
         let _ = with_timeout(Duration::from_millis(100), socket.flush()).await;
     }

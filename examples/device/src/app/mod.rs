@@ -34,7 +34,7 @@ pub fn start(spawner: Spawner, driver: crate::board::NetDriver, sensor: crate::b
     };
     let boot = (crate::board::seed(mac) >> 32) as u32;
     log::BOOT_ID.store(boot.max(1), portable_atomic::Ordering::Relaxed);
-    net::init(spawner, driver);
+    let shed = net::init(spawner, driver);
     graph::SENSOR_HW.provide(sensor);
     if let Some(high) = crate::board::start_high_tier() {
         graph::HIGH.set(high);
@@ -42,7 +42,13 @@ pub fn start(spawner: Spawner, driver: crate::board::NetDriver, sensor: crate::b
     if let Some(sub) = log::subscribe() {
         spawner.spawn(log::recorder(sub).expect("one recorder"));
     }
-    spawner.spawn(http::shedder().expect("one shedder"));
+    // One task per shed socket (the pool has exactly as many); a socket
+    // without a task would only never shed, so a failed spawn is skipped.
+    for socket in shed {
+        if let Ok(task) = http::shedder(socket) {
+            spawner.spawn(task);
+        }
+    }
     spawner.spawn(guard::reverter().expect("one reverter"));
     spawner.spawn(supervise::supervisor(spawner).expect("one supervisor"));
 }
