@@ -862,7 +862,7 @@ def s_quiet_polling():
     wait_graph(lambda g: g["pools"][0]["busy"] <= 1, timeout=20, what="pool idle (but for this request)")
     time.sleep(4)  # past the cooldown: the pool at its floor
     since = graph()["events_next"] - 1
-    t_end = time.monotonic() + 12
+    t_end = time.monotonic() + 24
     while time.monotonic() < t_end:  # the page's pattern: three GETs a second, one after another
         t0 = time.monotonic()
         call("GET", "/api/graph")
@@ -870,13 +870,16 @@ def s_quiet_polling():
         call("GET", f"/api/events?since={since}")
         time.sleep(max(0, 1 - (time.monotonic() - t0)))
     n, _ = count_pool_events(since)
-    FIGURES["pool_events_in_12s_of_dashboard_polling"] = n
-    # Bound: one grow/shrink pair. One sequential poller can catch both pool
-    # members busy (one closing its last connection) and grow the pool once
-    # (seen in 1 of 8 runs); the issue's churn was 24 log entries a minute,
-    # 6 pairs. Never seen to fail, on this firmware or the one before issue
-    # 28; the browser test holds the real page to the same bound for 30 s.
-    check(n <= 2, f"12 s of dashboard-style polling: {n} pool grow/shrink events (at most 2)", n)
+    FIGURES["pool_events_in_24s_of_dashboard_polling"] = n
+    # Bound: two grow/shrink pairs in 24 s. One sequential poller can catch
+    # both pool members busy (one closing its last connection) and grow the
+    # pool once (seen in 1 of 8 runs of a 12 s window; once a run hit that
+    # 12 s window's old bound of one pair exactly, so the window is longer
+    # and the bound two pairs, against flakes). The issue's churn was 24 log
+    # entries a minute: 9 or 10 in this window, well over the bound. Never
+    # seen to fail, on this firmware or the one before issue 28; the browser
+    # test holds the real page to at most one pair in 30 s.
+    check(n <= 4, f"24 s of dashboard-style polling: {n} pool grow/shrink events (at most 4)", n)
 
 
 def attack(kind, n_attackers, seconds=8.0):
