@@ -536,7 +536,10 @@ impl TaskNode {
         // that is still there, if any (see `node/waiter.rs`).
         #[cfg(feature = "liveness")]
         self.beat();
-        self.marked_up();
+        // Not `marked_up`: the stop waves' activation count is the caller's
+        // to bump, after its fence and only while a wave may be looking
+        // (`Supervisor::still_clear`).
+        self.policy_changed();
         Ok(State(before))
     }
 

@@ -799,6 +799,15 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         let why = if halted {
             None
         } else {
+            // A stop wave may be looking: count the activation for its
+            // came-back check, then fence before reading the dependencies.
+            // The wave marks, fences, then reads the count: of the two
+            // fences one comes first, so either it sees the count moved or
+            // the check below sees its mark. (A bring-up that read the
+            // stopping count zero counted nothing: a wave that raised it
+            // after that fenced before choosing, and sees this node up.)
+            notify::activated();
+            crate::sync::fence(Ordering::SeqCst);
             Some(self.stopping_dep(node)?)
         };
         node.abort_activation(before);

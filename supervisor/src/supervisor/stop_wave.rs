@@ -217,6 +217,10 @@ async fn run_wave<const N: usize>(
     if raced {
         // Taken back by the wave's drop.
         notify::stop_requested();
+        // Before the choice: a bring-up that read the count without this
+        // wave (and so did not count its activation, `still_clear`) fenced
+        // before this, and the choice sees its node up.
+        crate::sync::fence(Ordering::SeqCst);
     }
     // Built here, in the future's own storage: the per-slot arrays are
     // not copied from a constructor's return value.
