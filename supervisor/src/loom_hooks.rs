@@ -44,6 +44,18 @@ pub async fn wait_for(mut ready: impl FnMut() -> bool) {
     notify::wait_for(|| ready().then_some(())).await
 }
 
+/// A driver's wait for a change after `epoch` (`notify::ChangeWait`, as
+/// `run()` and `run_pools` wait: the driver's waker slot, or the
+/// observers if another driver holds it), without a deadline.
+pub fn change_wait(epoch: u32) -> impl Future<Output = ()> {
+    notify::ChangeWait::new(epoch, None)
+}
+
+/// The change counter a driver notes before its pass (`notify::epoch`).
+pub fn epoch() -> u32 {
+    notify::epoch()
+}
+
 /// A change: wake the observers (`notify::changed`, with its fast path).
 pub fn changed() {
     notify::changed();

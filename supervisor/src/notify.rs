@@ -269,4 +269,5 @@ impl<T, F: FnMut() -> Option<T>> Future for WaitFor<'_, F> {
 #[cfg(loom)]
 pub(crate) fn build_statics() {
     let _ = (&*WAITERS, &*OBSERVERS, &*EPOCH, &*ACTIVATIONS, &*STOPPING);
+    change_wait::build_statics();
 }

@@ -135,6 +135,25 @@ fn observer_never_misses_the_change() {
     });
 }
 
+/// Model 4c. Parties: two drivers (`run()` / `run_pools` of two graphs)
+/// each waiting for the next change after the epoch they noted
+/// (`notify::ChangeWait`: the first to register takes the drivers' waker
+/// slot, the other waits with the observers), and a change
+/// (`notify::changed`: the slot's wake and the list's, behind the count's
+/// fast path). Invariant: both drivers wake, whichever takes the slot and
+/// wherever the change lands in their registration.
+#[test]
+fn both_drivers_see_the_change() {
+    model("both_drivers_see_the_change", 3, || {
+        let since = hook::epoch();
+        let a = thread::spawn(move || block_on(hook::change_wait(since)));
+        let b = thread::spawn(move || block_on(hook::change_wait(since)));
+        hook::changed();
+        a.join().unwrap();
+        b.join().unwrap();
+    });
+}
+
 loom::lazy_static! {
     static ref SHARED: TaskNode = TaskNode::new(&TERMINATE);
 }

@@ -142,3 +142,9 @@ impl Future for ChangeWait {
         }
     }
 }
+
+/// Build this execution's slot now (loom only: see `notify::build_statics`).
+#[cfg(loom)]
+pub(super) fn build_statics() {
+    let _ = &*SLOT;
+}
