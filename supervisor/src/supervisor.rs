@@ -1012,9 +1012,17 @@ fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> 
     if in_time {
         return Ok(());
     }
+    Err(missed_ack(node))
+}
+
+/// `node` missed its shutdown ack: the one place that says so (the log
+/// line, the trace phase) and builds the value, for a single stop, a
+/// stop wave, a pool shrink and the controller alike.
+#[cold]
+pub(crate) fn missed_ack(node: &'static TaskNode) -> ShutdownTimeout {
     log_warn!("`{}` missed its shutdown ack", node.name);
     transition(node, Phase::StopTimedOut);
-    Err(ShutdownTimeout { node })
+    ShutdownTimeout { node }
 }
 
 /// The node set of one cascade, with the span of the dependency order it

@@ -1,7 +1,7 @@
 //! How the supervisor drives a controller: the object-safe `Drive` view,
 //! the admission and teardown guards, and `Supervisor::with_controller`.
 
-use crate::{FaultKind, NodeFault, Supervisor, TaskNode};
+use crate::{NodeFault, Supervisor, TaskNode};
 use embassy_executor::Spawner;
 use embassy_time::Instant;
 
@@ -132,9 +132,6 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             guard.finish(result.is_ok());
         }
         ctrl.overdue(Instant::from_ticks(crate::clock::now()))
-            .map_err(|node| {
-                crate::node::transition(node, crate::Phase::StopTimedOut);
-                NodeFault::new(node, FaultKind::AckMissed)
-            })
+            .map_err(|node| NodeFault::from(crate::supervisor::missed_ack(node)))
     }
 }

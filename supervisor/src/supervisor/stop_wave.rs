@@ -51,10 +51,8 @@ use core::task::{Context, Poll};
 use crate::clock::now;
 use crate::error::ShutdownTimeout;
 use crate::fault::NodeFault;
-use crate::log::log_warn;
-use crate::node::{State, transition};
+use crate::node::State;
 use crate::notify::{self, Observer};
-use crate::phase::Phase;
 use crate::sync::Ordering;
 use crate::wait::Tick;
 use crate::{Graph, TaskNode};
@@ -715,7 +713,7 @@ impl<const N: usize> StopWave<N> {
                 let i = self.flight[k] as usize;
                 self.drop_flight(k);
                 let node = self.graph.node(i)?;
-                let miss = missed(node);
+                let miss = super::missed_ack(node);
                 if self.on_miss == OnMiss::Abort {
                     return Some(Poll::Ready(Err(miss)));
                 }
@@ -727,8 +725,4 @@ impl<const N: usize> StopWave<N> {
     }
 }
 
-fn missed(node: &'static TaskNode) -> ShutdownTimeout {
-    log_warn!("`{}` missed its shutdown ack", node.name);
-    transition(node, Phase::StopTimedOut);
-    ShutdownTimeout { node }
-}
+
