@@ -724,5 +724,3 @@ impl<const N: usize> StopWave<N> {
         }
     }
 }
-
-
