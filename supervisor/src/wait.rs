@@ -13,7 +13,7 @@ use core::task::{Context, Poll};
 use embassy_time::Duration;
 
 use crate::TaskNode;
-use crate::clock::now;
+use crate::clock::{Tick, now};
 use crate::notify::Observer;
 use crate::resource::Gate;
 
@@ -71,21 +71,6 @@ enum Step {
     Spin(u8),
     /// Registered with the observers until this tick ([`FOREVER`]: no bound).
     Wait(Tick),
-}
-
-/// A 64-bit tick count stored as two words: 4-byte alignment keeps every
-/// future that embeds an `Until` free of 8-byte padding.
-#[derive(Clone, Copy)]
-pub(crate) struct Tick([u32; 2]);
-
-impl Tick {
-    pub(crate) const fn new(t: u64) -> Self {
-        Self([t as u32, (t >> 32) as u32])
-    }
-
-    pub(crate) fn get(self) -> u64 {
-        u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
-    }
 }
 
 const FOREVER: u64 = u64::MAX;

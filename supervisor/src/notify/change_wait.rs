@@ -26,7 +26,7 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 
 use super::{OBSERVERS, Observer, epoch};
 use crate::sync::{Mutex, Ordering, fence, fresh_static};
-use crate::wait::Tick;
+use crate::clock::Tick;
 
 /// The slot holder's share of [`OBSERVERS`] (the observers themselves
 /// count in the low bits, far below it).

@@ -102,19 +102,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         node: &'static TaskNode,
         spawner: Spawner,
     ) -> Result<(), NodeFault> {
-        let refused = |node, why| NodeFault::new(node, FaultKind::Refused(why));
-        let Some(seed) = self.graph.index_of(node) else {
-            return Err(refused(node, Refusal::NotInGraph));
-        };
-        let why = match blocked_by(node.state()) {
-            None if self.is_halted() => Some(Refusal::Halted),
-            why => why,
-        };
-        if let Some(why) = why {
-            #[cfg(feature = "events")]
-            publish(EventKind::RestartRefused { node: node.name });
-            return Err(refused(node, why));
-        }
+        let seed = self.restartable(node)?;
         #[cfg(feature = "restart")]
         take_budget(node)?;
         let era = self.era();
@@ -177,6 +165,26 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             Err(_) => {}
         }
         result
+    }
+
+    /// `restart`'s refusals, made before anything is stopped: the node's
+    /// slot, or the refusal (not in the graph, latched, detached, or the
+    /// supervisor halted).
+    fn restartable(&self, node: &'static TaskNode) -> Result<usize, NodeFault> {
+        let refused = |why| NodeFault::new(node, FaultKind::Refused(why));
+        let Some(seed) = self.graph.index_of(node) else {
+            return Err(refused(Refusal::NotInGraph));
+        };
+        let why = match blocked_by(node.state()) {
+            None if self.is_halted() => Some(Refusal::Halted),
+            why => why,
+        };
+        if let Some(why) = why {
+            #[cfg(feature = "events")]
+            publish(EventKind::RestartRefused { node: node.name });
+            return Err(refused(why));
+        }
+        Ok(seed)
     }
 
     /// Who comes back: the node, each member of `set` up now, and each one a

@@ -54,7 +54,7 @@ use crate::log::log_warn;
 use crate::node::transition_wait;
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
-use crate::wait::Tick;
+use crate::clock::Tick;
 use crate::{Graph, TaskNode};
 
 /// Up, skipped, or not part of the wave: no hold on its dependents.

@@ -54,7 +54,7 @@ use crate::fault::NodeFault;
 use crate::node::State;
 use crate::notify::{self, Observer};
 use crate::sync::Ordering;
-use crate::wait::Tick;
+use crate::clock::Tick;
 use crate::{Graph, TaskNode};
 
 /// Not in the wave, or done with.
