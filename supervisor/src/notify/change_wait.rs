@@ -25,8 +25,8 @@ use core::task::{Context, Poll, Waker};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 
 use super::{OBSERVERS, Observer, epoch};
-use crate::sync::{Mutex, Ordering, fence, fresh_static};
 use crate::clock::Tick;
+use crate::sync::{Mutex, Ordering, fence, fresh_static};
 
 /// The slot holder's share of [`OBSERVERS`] (the observers themselves
 /// count in the low bits, far below it).

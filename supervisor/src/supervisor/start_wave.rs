@@ -48,13 +48,13 @@ use crate::sync::Ordering;
 use embassy_executor::Spawner;
 
 use super::{Cascade, Supervisor, blocked_by};
+use crate::clock::Tick;
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
 use crate::node::transition_wait;
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
-use crate::clock::Tick;
 use crate::{Graph, TaskNode};
 
 /// Up, skipped, or not part of the wave: no hold on its dependents.

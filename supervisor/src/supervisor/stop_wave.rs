@@ -48,13 +48,13 @@ use core::future::poll_fn;
 use core::pin::{Pin, pin};
 use core::task::{Context, Poll};
 
+use crate::clock::Tick;
 use crate::clock::now;
 use crate::error::ShutdownTimeout;
 use crate::fault::NodeFault;
 use crate::node::State;
 use crate::notify::{self, Observer};
 use crate::sync::Ordering;
-use crate::clock::Tick;
 use crate::{Graph, TaskNode};
 
 /// Not in the wave, or done with.
