@@ -132,7 +132,7 @@ if [ -x firmware/ci.sh ]; then
     firmware/ci.sh
 fi
 
-step "cost budgets (bench/budgets.txt): flash of FP and CORE12, CHAIN(64) verbs on the an505"
+step "cost budgets (bench/budgets.txt): flash of FP, CORE12 and FPRUN, CHAIN(64) verbs on the an505"
 bash bench/budget.sh
 
 free_disk_if_short target/firmware target/bench
