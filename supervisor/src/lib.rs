@@ -46,6 +46,7 @@ mod resource;
 mod supervisor;
 mod sync;
 mod wait;
+mod waker_cell;
 
 #[cfg(feature = "control")]
 mod control;

@@ -26,17 +26,16 @@
 //! observers, which the node's stops, resumes and hand-overs then also wake
 //! (`SHARED_WAIT`).
 
-use core::cell::Cell;
 use core::pin::Pin;
 use core::task::{Context, RawWakerVTable, Waker};
 
 use crate::sync::task::{TaskRef, task_from_waker, wake_task};
-use crate::sync::{AtomicPtr, Mutex, Ordering, const_unless_loom, fresh_static};
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use crate::sync::{AtomicPtr, Ordering, const_unless_loom, fresh_static};
 use embassy_sync::once_lock::OnceLock;
 
 use super::{TaskNode, flag};
 use crate::notify::Observer;
+use crate::waker_cell::WakerCell;
 
 fresh_static! {
     /// The vtable of embassy's task wakers, recorded at every pin (always the
@@ -48,7 +47,7 @@ fresh_static! {
 /// The node's own task: pinned for life (a resident shell), or the waker
 /// slot (the waker of the one wait that holds it).
 pub(super) struct TaskWaker {
-    slot: Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>>,
+    slot: WakerCell,
     /// Written once, before the node's `RESIDENT` bit is released: read it
     /// only after an Acquire read of the flags that saw that bit (embassy's
     /// `try_get` is a Relaxed load).
@@ -59,7 +58,7 @@ impl TaskWaker {
     const_unless_loom! {
         pub(super) const fn new() -> Self {
             Self {
-                slot: Mutex::new(Cell::new(None)),
+                slot: WakerCell::new(),
                 pinned: OnceLock::new(),
             }
         }
@@ -106,7 +105,7 @@ impl TaskWaker {
     /// `same_task`, a wait that finds the slot held with its own task's
     /// waker counts as registered without holding it.
     fn hold(&self, w: &Waker, holder: &mut bool, same_task: bool) -> bool {
-        let (stored, replaced) = self.slot.lock(|cell| match cell.take() {
+        let (stored, replaced) = self.slot.with(|cell| match cell.take() {
             Some(old) if !*holder => {
                 let own = same_task && old.will_wake(w);
                 cell.set(Some(old));
@@ -130,7 +129,7 @@ impl TaskWaker {
     /// The holding wait ended: empty the slot (its waker is dropped outside
     /// the critical section).
     fn release(&self) {
-        drop(self.slot.lock(Cell::take));
+        self.slot.clear();
     }
 
     /// Wake the node's own task, given the node's flags read (Acquire) by
@@ -144,19 +143,9 @@ impl TaskWaker {
         }
     }
 
-    /// Wake the holding wait's task; the slot stays held. Inside the
-    /// critical section, so a wait that ends on another core is either
-    /// woken before it releases the slot or not at all.
-    // Out of line (flash): one copy of the critical section.
-    #[inline(never)]
+    /// Wake the holding wait's task; the slot stays held.
     fn wake_slot(&self) {
-        self.slot.lock(|cell| {
-            let w = cell.take();
-            if let Some(w) = &w {
-                w.wake_by_ref();
-            }
-            cell.set(w);
-        });
+        self.slot.wake();
     }
 }
 

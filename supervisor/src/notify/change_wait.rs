@@ -18,15 +18,13 @@
 //! its critical section first, so its fence precedes the holder's, whose
 //! check then sees the change.
 
-use core::cell::Cell;
 use core::pin::Pin;
-use core::task::{Context, Poll, Waker};
-
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
+use core::task::{Context, Poll};
 
 use super::{OBSERVERS, Observer, epoch};
 use crate::clock::Tick;
-use crate::sync::{Mutex, Ordering, fence, fresh_static};
+use crate::sync::{Ordering, fence, fresh_static};
+use crate::waker_cell::WakerCell;
 
 /// The slot holder's share of [`OBSERVERS`] (the observers themselves
 /// count in the low bits, far below it).
@@ -34,28 +32,18 @@ pub(super) const DRIVER: usize = 1 << (usize::BITS - 1);
 
 fresh_static! {
     /// The waker of the wait that holds the slot.
-    static SLOT: Mutex<CriticalSectionRawMutex, Cell<Option<Waker>>> = Mutex::new(Cell::new(None));
+    static SLOT: WakerCell = WakerCell::new();
 }
 
-/// Wake the slot's holder (a change saw [`DRIVER`] counted). Inside the
-/// critical section, so a holder ending on another core is either woken
-/// before it empties the slot or not at all.
-#[inline(never)]
+/// Wake the slot's holder (a change saw [`DRIVER`] set).
 pub(super) fn wake_driver() {
-    SLOT.lock(|cell| {
-        let w = cell.take();
-        if let Some(w) = &w {
-            w.wake_by_ref();
-        }
-        cell.set(w);
-    });
+    SLOT.wake();
 }
 
 /// The slot's holder ended: empty the slot, then free it (its bit).
 #[inline(never)]
 fn give_back() {
-    // Out of the critical section: a waker's drop may run any code.
-    drop(SLOT.lock(Cell::take));
+    SLOT.clear();
     OBSERVERS.fetch_and(!DRIVER, Ordering::Release);
 }
 
@@ -128,9 +116,9 @@ impl Future for ChangeWait {
             }
             *this.holder = true;
         }
-        // The waker the next change wakes; the one it replaces (the same
-        // task's, in practice) is dropped out of the critical section.
-        drop(SLOT.lock(|cell| cell.replace(Some(cx.waker().clone()))));
+        // The waker the next change wakes (it replaces the same task's, in
+        // practice).
+        SLOT.set(cx.waker());
         // Pairs with the fence in `changed`: the check below sees any change
         // that read the count without this wait's bit, or found the slot
         // before this waker was in it (the critical sections order them).
