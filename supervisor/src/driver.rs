@@ -10,10 +10,10 @@ use embassy_time::Instant;
 use crate::control::{ControlCommand, ControlOp};
 use crate::fault::{NodeFault, RunError};
 use crate::log::log_warn;
-#[cfg(feature = "pool")]
-#[cfg(feature = "pool")]
-use crate::pool::{Pool, PoolAction, PoolLoad};
 use crate::{Supervisor, notify};
+
+#[cfg(feature = "pool")]
+mod pools;
 
 impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Apply one control command: `Activate` → [`activate`](Self::activate),
@@ -58,9 +58,10 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// The fault is [`FaultKind::AckMissed`](crate::FaultKind::AckMissed).
     #[cfg(feature = "pool")]
     pub async fn run_pools(&self, spawner: Spawner) -> NodeFault {
+        let mut pools = pools::PoolDrive::default();
         loop {
             let epoch = notify::epoch();
-            match self.scale_pools(spawner).await {
+            match self.scale_pools(&mut pools, spawner).await {
                 Ok(deadline) => {
                     wait_change(epoch, deadline).await;
                 }
@@ -100,10 +101,12 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         }
         #[cfg(feature = "restart")]
         let mut restarts = RestartWatch::new();
+        #[cfg(feature = "pool")]
+        let mut pools = pools::PoolDrive::default();
         loop {
             let epoch = notify::epoch();
             #[cfg(feature = "pool")]
-            let deadline = match self.scale_pools(spawner).await {
+            let deadline = match self.scale_pools(&mut pools, spawner).await {
                 Ok(d) => d,
                 Err(e) => return e,
             };
@@ -140,140 +143,6 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             #[cfg(not(feature = "control"))]
             wait_change(epoch, deadline).await;
         }
-    }
-
-    /// One evaluation of every pool; returns the earliest policy deadline.
-    /// The decisions are synchronous ([`pool_step`](Self::pool_step)); this
-    /// future only waits for a shrink's ack or a gated member's bring-up.
-    #[cfg(feature = "pool")]
-    async fn scale_pools(&self, spawner: Spawner) -> Result<Option<Instant>, NodeFault> {
-        let mut pass = PoolPass::default();
-        loop {
-            match self.pool_step(&mut pass, spawner) {
-                PoolStep::Done(deadline) => return Ok(deadline),
-                PoolStep::Grow(m, era) => {
-                    let grew = self.bring_up(m, spawner, era).await.is_ok();
-                    grown(m, grew);
-                    if !grew {
-                        pass.next_pool();
-                    }
-                }
-                PoolStep::Shrink(m) => {
-                    crate::supervisor::await_ack(m).await?;
-                    #[cfg(feature = "events")]
-                    crate::event::publish(crate::event::EventKind::PoolShrank { node: m.name });
-                }
-            }
-        }
-    }
-
-    /// Decide and act until a pool needs a wait or every pool holds. Each
-    /// step changes a pool's running count by one, so a pool takes at most
-    /// `members + 1` steps per pass.
-    #[cfg(feature = "pool")]
-    fn pool_step(&self, pass: &mut PoolPass, spawner: Spawner) -> PoolStep {
-        while let Some(pool) = self.graph().pools.get(pass.pool) {
-            if pass.steps > pool.slots().len() {
-                pass.next_pool();
-                continue;
-            }
-            pass.steps += 1;
-            let now = Instant::from_ticks(crate::clock::now());
-            let decision = pool.decide(self.load_of(*pool), now);
-            if let Some(at) = decision.recheck_at {
-                pass.earliest = Some(pass.earliest.map_or(at, |e| e.min(at)));
-            }
-            let acted = match decision.action {
-                PoolAction::Hold => false,
-                PoolAction::Grow => {
-                    // Noted before `grow_member` checks `halted`: a teardown
-                    // after that check ends this era, and the grow backs out.
-                    let era = self.era();
-                    match self.grow_member(*pool) {
-                        None => false,
-                        Some(m) => match self.bring_up_now(m, spawner, era) {
-                            Some(result) => {
-                                grown(m, result.is_ok());
-                                result.is_ok()
-                            }
-                            None => return PoolStep::Grow(m, era),
-                        },
-                    }
-                }
-                PoolAction::Shrink => match self.shrink_member(*pool) {
-                    Some(m) => return PoolStep::Shrink(m),
-                    None => false,
-                },
-            };
-            if !acted {
-                pass.next_pool();
-            }
-        }
-        PoolStep::Done(pass.earliest)
-    }
-
-    #[cfg(feature = "pool")]
-    fn load_of(&self, pool: &dyn Pool) -> PoolLoad {
-        let (min, max) = pool.bounds();
-        let (mut running, mut busy, mut idle) = (0usize, 0usize, 0usize);
-        for m in pool.nodes() {
-            // One flag read per member: the three counts agree.
-            let f = m.state();
-            let (up, b) = (f.is_up(), f.is_busy());
-            running += up as usize;
-            busy += b as usize;
-            idle += (up && !b) as usize;
-        }
-        // Counts are u8: a pool reports at most 255 of each.
-        let count = |n: usize| n.min(u8::MAX as usize) as u8;
-        PoolLoad {
-            running: count(running),
-            idle: count(idle),
-            busy: count(busy),
-            min,
-            max,
-        }
-    }
-
-    /// The lowest down member that may run: enabled, not held, attached, and with
-    /// every dependency up (and ready, for `ready` deps). `None` if none can,
-    /// or if the graph is torn down (it stays down until started again).
-    #[cfg(feature = "pool")]
-    fn grow_member(&self, pool: &dyn Pool) -> Option<&'static crate::TaskNode> {
-        if self.is_halted() {
-            return None;
-        }
-        pool.slots().find_map(|slot| {
-            let m = self.graph().node(slot)?;
-            let down_and_free = m.state().may_come_up();
-            (down_and_free && self.deps_up(slot)).then_some(m)
-        })
-    }
-
-    /// Ask the highest idle running member to stop, re-checking idleness in
-    /// the same atomic step that requests the stop. `None` if none is idle.
-    #[cfg(feature = "pool")]
-    fn shrink_member(&self, pool: &dyn Pool) -> Option<&'static crate::TaskNode> {
-        pool.slots()
-            .rev()
-            .filter_map(|slot| self.graph().node(slot))
-            .find(|m| m.request_shutdown_if_idle())
-    }
-
-    /// Every dependency of `slot` is running (a `#[cfg]`-removed dependency
-    /// counts as satisfied), and every `ready` dependency is ready.
-    #[cfg(feature = "pool")]
-    fn deps_up(&self, slot: usize) -> bool {
-        let g = self.graph();
-        let up = g.deps[slot]
-            .iter()
-            .all(|&d| g.node(d as usize).is_none_or(|n| n.is_running()));
-        #[cfg(feature = "readiness")]
-        let up = up
-            && g.ready_deps[slot]
-                .iter()
-                .all(|&d| g.node(d as usize).is_none_or(|n| n.is_ready()));
-        up
     }
 }
 
@@ -342,41 +211,4 @@ impl RestartWatch {
         }
         Ok(self.due)
     }
-}
-
-/// How far one pass over the pools got, kept across its waits.
-#[cfg(feature = "pool")]
-#[derive(Default)]
-struct PoolPass {
-    pool: usize,
-    steps: usize,
-    earliest: Option<Instant>,
-}
-
-#[cfg(feature = "pool")]
-impl PoolPass {
-    fn next_pool(&mut self) {
-        self.pool += 1;
-        self.steps = 0;
-    }
-}
-
-/// What a pass over the pools needs next.
-#[cfg(feature = "pool")]
-enum PoolStep {
-    /// Every pool holds; wake again at this deadline, if any.
-    Done(Option<Instant>),
-    /// This member's bring-up (begun in this era) must wait for a closed gate.
-    Grow(&'static crate::TaskNode, u32),
-    /// This member was asked to stop; await its ack.
-    Shrink(&'static crate::TaskNode),
-}
-
-#[cfg(feature = "pool")]
-fn grown(m: &'static crate::TaskNode, grew: bool) {
-    #[cfg(feature = "events")]
-    if grew {
-        crate::event::publish(crate::event::EventKind::PoolGrew { node: m.name });
-    }
-    let _ = (m, grew);
 }

@@ -976,15 +976,6 @@ pub(crate) fn stop(node: &'static TaskNode) -> AckWait {
     }
 }
 
-/// Wait (bounded) for the ack of a stop already requested.
-#[cfg(feature = "pool")]
-pub(crate) fn await_ack(node: &'static TaskNode) -> AckWait {
-    AckWait {
-        node,
-        until: Until::ack(node),
-    }
-}
-
 pin_project_lite::pin_project! {
     /// A stop's ack wait, resolving to its result. A plain future rather than
     /// an `async fn`: every verb that stops nodes embeds it (flash).

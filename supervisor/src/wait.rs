@@ -109,18 +109,8 @@ impl<'a> Until<'a> {
         }
     }
 
-    /// The ack of a stop already requested from `node`, bounded by the
-    /// node's ack timeout once two scheduler passes did not bring it.
-    #[cfg(feature = "pool")]
-    pub(crate) fn ack(node: &'a TaskNode) -> Self {
-        Self {
-            cond: Cond::Acked(node),
-            step: Step::Spin(2),
-            observer: Observer::new(),
-        }
-    }
-
-    /// Ask `node` to stop, then wait for its ack as [`ack`](Self::ack) does.
+    /// Ask `node` to stop, then wait for its ack, bounded by the node's
+    /// ack timeout once two scheduler passes did not bring it.
     pub(crate) fn stop(node: &'static TaskNode) -> Self {
         Self {
             cond: Cond::Acked(node),
