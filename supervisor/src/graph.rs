@@ -47,6 +47,8 @@ pub struct Graph<const N: usize> {
     /// What the graph uses ([`uses`](crate::uses) bits): every bit unless
     /// `supervisor_graph!` declared it.
     uses: u8,
+    /// The dependency order is total (see [`is_chain`](Self::is_chain)).
+    chain: bool,
     /// A node starts latched (`disabled`) or may be latched by `start`
     /// (`enabled_if:`): only then does a bring-up in order first hold the
     /// dependents of latched nodes. Read off the nodes' specs.
@@ -76,8 +78,29 @@ impl<const N: usize> Graph<N> {
             #[cfg(feature = "dataflow")]
             flows: &[],
             uses: crate::uses::ALL,
+            chain: is_path(&order, &deps),
             declares_latches: declares_latches(&nodes),
         }
+    }
+
+    /// `supervisor_graph!`'s width bit for `<GRAPH>_USES`
+    /// ([`uses::CHAIN`](crate::uses::CHAIN) or
+    /// [`uses::WAVE`](crate::uses::WAVE)), computed from the dependencies
+    /// as the build's `#[cfg]`s leave them, as [`new`](Self::new) does.
+    #[doc(hidden)]
+    pub const fn __width_of(deps: &[&'static [u8]; N]) -> u8 {
+        if is_path(&topological_order(deps), deps) {
+            crate::uses::CHAIN
+        } else {
+            crate::uses::WAVE
+        }
+    }
+
+    /// The dependency order is total (a chain: each node depends directly
+    /// on the one ranked before it); a whole-graph stop then runs one node
+    /// at a time (`supervisor/chain_stop.rs`).
+    pub(crate) const fn is_chain(&self) -> bool {
+        self.chain
     }
 
     /// What the graph uses ([`uses`](crate::uses) bits): what
@@ -175,6 +198,27 @@ const fn topological_order<const N: usize>(deps: &[&'static [u8]; N]) -> [u8; N]
         );
     }
     order
+}
+
+/// `order` is the graph's only dependency order (width 1). A topological
+/// order is the only one exactly when each node depends directly on the
+/// one ranked before it (the order is a path).
+const fn is_path<const N: usize>(order: &[u8; N], deps: &[&'static [u8]; N]) -> bool {
+    let mut r = 1;
+    while r < N {
+        let dep_list = deps[order[r] as usize];
+        let mut k = 0;
+        let mut follows = false;
+        while k < dep_list.len() {
+            follows |= dep_list[k] == order[r - 1];
+            k += 1;
+        }
+        if !follows {
+            return false;
+        }
+        r += 1;
+    }
+    true
 }
 
 /// The inverse permutation of `order`.

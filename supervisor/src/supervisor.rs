@@ -20,10 +20,13 @@ use crate::{Graph, TaskNode, notify, uses};
 
 #[cfg(feature = "restart")]
 mod auto;
+mod chain_stop;
 mod restart;
 mod start_wave;
 mod stop_wave;
 
+use chain_stop::{Bits, GraphStop};
+use core::marker::PhantomData;
 use start_wave::{FastPath, Want};
 use stop_wave::{OnMiss, Race, deactivate_wave, stop_wave};
 
@@ -91,15 +94,24 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         ///
         /// # Panics
         ///
-        /// If `graph` uses a feature `USES` leaves out. In a `static`, where a
-        /// supervisor is declared, that is a compile error (const evaluation),
-        /// never a panic on the device.
+        /// If `graph` uses a feature `USES` leaves out, or `USES` is a
+        /// chain's ([`uses::CHAIN`] without [`uses::WAVE`]) and `graph` is
+        /// wider. In a `static`, where a supervisor is declared, that is a
+        /// compile error (const evaluation), never a panic on the device.
+        /// (`USES` with neither width bit, or both, runs either width: its
+        /// teardown chooses at run time.)
         pub const fn with_uses(graph: &'static Graph<N>) -> Self {
             assert!(
-                graph.uses() & !USES == 0,
+                graph.uses() & !USES & !WIDTH == 0,
                 "the graph uses a feature (gates or `Pause` nodes) that the supervisor's `USES` \
                  parameter leaves out: type it with the graph's own `<GRAPH>_USES` const, or \
                  write `Supervisor<N>` and `Supervisor::new`"
+            );
+            assert!(
+                USES & WIDTH != uses::CHAIN || graph.is_chain(),
+                "the supervisor's `USES` parameter is a chain's (`uses::CHAIN`) and the graph is \
+                 wider (two nodes with no order between them): type it with the graph's own \
+                 `<GRAPH>_USES` const, or write `Supervisor<N>` and `Supervisor::new`"
             );
             Self::over(graph)
         }
@@ -219,6 +231,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// stopped while it lives; nodes already asked keep their request and
     /// may still ack. The graph is then partially down.
     /// The fault is [`FaultKind::AckMissed`] naming the wedged node.
+    ///
+    /// A graph whose dependency order is total (a chain,
+    /// [`uses::CHAIN`](crate::uses::CHAIN)) has no two nodes to stop at
+    /// once: it is stopped one node at a time, the last first, with the
+    /// same order, windows and result, and none of the wave's state.
     pub async fn teardown(&self) -> Result<(), NodeFault> {
         #[cfg(feature = "controller")]
         let _closing = crate::controller_port::Closing::new(self.controller);
@@ -239,8 +256,30 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// A stop wave over every node of the graph (the wave's own future: no
     /// wrapper state around it).
     fn whole_graph_wave(&self, on_miss: OnMiss) -> impl Future<Output = Result<(), NodeFault>> {
+        if self.chain() {
+            return GraphStop::Chain {
+                stop: chain_stop::chain_stop(self.graph, on_miss),
+                bits: PhantomData::<Bits<USES>>,
+            };
+        }
         let all = (0, N.saturating_sub(1));
-        stop_wave(self.graph, all, |_| true, on_miss, Race::Halted)
+        GraphStop::Wave {
+            stop: stop_wave(self.graph, all, |_| true, on_miss, Race::Halted),
+            bits: PhantomData,
+        }
+    }
+
+    /// The graph is a chain ([`uses::CHAIN`]): what the type says (a
+    /// constant: a supervisor typed with its graph's bits links only the
+    /// whole-graph stop the graph's width needs), else the graph itself
+    /// (a load, for `Supervisor<N>`).
+    #[inline(always)]
+    fn chain(&self) -> bool {
+        match USES & WIDTH {
+            uses::CHAIN => true,
+            uses::WAVE => false,
+            _ => self.graph.is_chain(),
+        }
     }
 
     /// The loom models' stop wave alone (`loom_hooks::stop_wave`): the
@@ -957,6 +996,10 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         Err(fault)
     }
 }
+
+/// The width bits of a `USES` parameter: exactly one links only that
+/// whole-graph stop; neither or both, both (chosen at run time).
+const WIDTH: u8 = uses::WAVE | uses::CHAIN;
 
 /// A teardown in flight (see [`Supervisor::halt`]); dropped when the
 /// teardown ends, returned or cancelled.

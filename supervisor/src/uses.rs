@@ -7,7 +7,7 @@
 //! ([`Supervisor::with_uses`]) links only that:
 //!
 //! ```
-//! use embassy_supervisor::{Supervisor, TaskNode, supervisor_graph};
+//! use embassy_supervisor::{Supervisor, TaskNode, supervisor_graph, uses};
 //! # async fn worker(node: &'static TaskNode) {
 //! #     let _ = node.run_cancellable_acked(core::future::pending::<()>()).await;
 //! # }
@@ -15,10 +15,11 @@
 //!     node SENSOR = Terminate, task: worker;
 //!     node REPORTER = Terminate, deps: [SENSOR], task: worker;
 //! }
-//! // No gates and no `Pause` node: GRAPH_USES is 0, and neither the gate
-//! // waits of a bring-up nor the resume of a parked instance is linked.
+//! // No gates and no `Pause` node, and a chain: GRAPH_USES is CHAIN alone.
+//! // Neither the gate waits of a bring-up, nor the resume of a parked
+//! // instance, nor the teardown's stop wave is linked.
 //! static SUP: Supervisor<2, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
-//! # assert_eq!(GRAPH_USES, 0);
+//! # assert_eq!(GRAPH_USES, uses::CHAIN);
 //! ```
 //!
 //! `Supervisor<N>` itself (the specification's
@@ -48,6 +49,18 @@ pub const GATES: u8 = 1 << 0;
 /// it that check and the resume are left out.
 pub const PAUSE: u8 = 1 << 1;
 
+/// Two nodes with no order between them: the graph is wider than a
+/// chain, and a teardown runs as a stop wave (nodes with no order between
+/// them wind down at once).
+pub const WAVE: u8 = 1 << 2;
+
+/// The dependency order is total (a chain: each node depends directly on
+/// the one ranked before it): a teardown stops one node at a time, the
+/// last first, with no wave state. A graph of `supervisor_graph!`
+/// declares exactly one of [`WAVE`] and `CHAIN`, computed from its
+/// dependencies at compile time.
+pub const CHAIN: u8 = 1 << 3;
+
 /// Every bit: what `Supervisor<N>` means, and what a hand-built graph
-/// declares.
-pub const ALL: u8 = GATES | PAUSE;
+/// declares (its width is then read at run time).
+pub const ALL: u8 = GATES | PAUSE | WAVE | CHAIN;

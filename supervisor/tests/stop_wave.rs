@@ -10,7 +10,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use embassy_executor::{SpawnError, Spawner};
-use embassy_futures::select::{Either, select};
 use embassy_supervisor::{Graph, Mode, NodeSpec, Supervisor, TaskNode};
 use embassy_time::{Duration, Instant, Timer};
 
@@ -101,20 +100,9 @@ fn set_delays(delays: [u32; 8]) {
     }
 }
 
-/// Move the mock clock 1 ms at a time, letting every task run in between.
-async fn clock() -> ! {
-    loop {
-        common::settle().await;
-        common::advance(Duration::from_millis(1));
-    }
-}
-
 /// Run `op` against the stepping clock: its output and the mock ms it took.
 async fn timed<T>(op: impl Future<Output = T>) -> (T, u64) {
-    let start = Instant::now();
-    match select(op, clock()).await {
-        Either::First(out) => (out, (Instant::now() - start).as_millis()),
-    }
+    common::stepped(op).await
 }
 
 /// When each node is down if each waits for all its dependents: the

@@ -151,6 +151,25 @@ pub async fn settle() {
     }
 }
 
+/// Run `op` while the mock clock steps 1 ms at a time (every task on this
+/// executor runs to its next await point before each step): its output
+/// and the mock milliseconds it took.
+pub async fn stepped<T>(op: impl Future<Output = T>) -> (T, u64) {
+    let start = embassy_time::Instant::now();
+    let clock = async {
+        loop {
+            settle().await;
+            advance(Duration::from_millis(1));
+        }
+    };
+    match embassy_futures::select::select(op, clock).await {
+        embassy_futures::select::Either::First(out) => {
+            (out, (embassy_time::Instant::now() - start).as_millis())
+        }
+        embassy_futures::select::Either::Second(never) => never,
+    }
+}
+
 /// [`wait_until`]'s condition did not hold within its timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimedOut {

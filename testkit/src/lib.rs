@@ -91,7 +91,7 @@ mod worker;
 
 pub use harness::{
     TimedOut, WALL_LIMIT, advance, advance_after_idle, advance_in_steps, describe, nodes_of, pass,
-    run, settle, wait_until,
+    run, settle, stepped, wait_until,
 };
 pub use log::Event;
 pub use worker::{serve, spawn_worker, worker};

@@ -110,13 +110,16 @@ pub(super) fn emit_graph(m: &Model) -> TokenStream {
     let ty = quote_spanned!(graph_span=> #rt::Graph<#n>);
     let uses_name = format_ident!("{}_USES", graph);
     let uses = uses_expr(m);
+    // The width bit from the dependencies as the build's `#[cfg]`s leave
+    // them (a const fn over the same list `Graph::new` gets).
+    let width = quote!(#rt::Graph::<#n>::__width_of(&[#(#deps),*]));
     let doc = format!(
         "What `{graph}` uses: `Supervisor<{n}, {uses_name}> = Supervisor::with_uses(&{graph})` links nothing for the rest."
     );
     quote! {
         pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts #with_dataflow .__declare_uses(#uses_name);
         #[doc = #doc]
-        pub const #uses_name: u8 = #uses;
+        pub const #uses_name: u8 = #uses | #width;
     }
 }
 
