@@ -617,8 +617,20 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         }
         // The wave latches each node as it joins, before any stop: no
         // bring-up path (a pool regrow) can restart a member while its
-        // siblings are being stopped.
-        deactivate_wave(self.graph, seed).await?;
+        // siblings are being stopped. A chain's stop does the same, one
+        // node at a time.
+        let stop = if self.chain() {
+            GraphStop::Chain {
+                stop: chain_stop::chain_deactivate(self.graph, seed),
+                bits: PhantomData::<Bits<USES>>,
+            }
+        } else {
+            GraphStop::Wave {
+                stop: deactivate_wave(self.graph, seed),
+                bits: PhantomData,
+            }
+        };
+        stop.await?;
         // The latch alone is a change drivers react to (a controller slot
         // whose target was already down must see it disabled).
         notify::changed();

@@ -1,7 +1,9 @@
-//! The teardown of a chain (a graph whose dependency order is total,
-//! `uses::CHAIN`): one node at a time, the last first, each with its own
-//! ack window; `teardown` never stops a wedged node's dependencies,
-//! `teardown_continue` does; detached nodes are skipped. Run through a
+//! The teardown and `deactivate` of a chain (a graph whose dependency
+//! order is total, `uses::CHAIN`): one node at a time, the last first, each
+//! with its own ack window; `teardown` never stops a wedged node's
+//! dependencies, `teardown_continue` does; detached nodes are skipped;
+//! `deactivate` latches the target and holds its dependents (not through a
+//! detached node) before any stop, and aborts at a missed ack. Run through a
 //! typed supervisor (which links only the chain's stop), one typed with no
 //! width bit and `Supervisor<N>` over a hand-built chain (both choose at
 //! run time).
@@ -222,6 +224,58 @@ fn teardown_of_a_chain_skips_a_detached_node() {
     common::run(&built::ALL, |s| s.spawn(drive(s).unwrap()));
 }
 
+#[test]
+fn deactivate_on_a_chain_latches_then_stops_its_dependents_first() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        for (sup, all) in sups() {
+            let [a, b, c, d] = all;
+            clear([0, 5, 5, 5]);
+            sup.start(s).await;
+            common::settle().await;
+            let (r, took) = common::stepped(sup.deactivate(b)).await;
+            r.unwrap();
+            assert_eq!(asked(), ["D", "C", "B"], "dependents first");
+            assert!((15..=18).contains(&took), "one at a time: {took} ms");
+            assert!(a.is_running(), "a dependency is not pulled down");
+            assert!(b.is_disabled() && !b.is_running());
+            assert!([c, d].iter().all(|n| n.is_held() && !n.is_running()));
+            assert!(VIOLATIONS.lock().unwrap().is_empty());
+            sup.activate(d, s).await;
+            assert!(
+                all.iter()
+                    .all(|n| n.is_running() && !n.is_held() && !n.is_disabled())
+            );
+
+            // A detached C runs on; D depends on B only through C: untouched.
+            clear([0, 0, 0, 0]);
+            c.set_detached(true);
+            common::stepped(sup.deactivate(b)).await.0.unwrap();
+            assert_eq!(asked(), ["B"]);
+            assert!(c.is_running() && d.is_running() && !d.is_held());
+            c.set_detached(false);
+            sup.activate(b, s).await;
+
+            // C never acks: the deactivate returns its miss, B is never asked.
+            clear([0, 0, NEVER, 0]);
+            let (r, took) = common::stepped(sup.deactivate(b)).await;
+            assert_eq!(r.unwrap_err().node.name, "C");
+            assert!((2000..=2004).contains(&took), "C's own window: {took} ms");
+            assert_eq!(asked(), ["D", "C"]);
+            assert!(b.is_running() && !b.shutdown_requested() && b.is_disabled());
+            DELAY[2].store(0, Ordering::SeqCst);
+            common::wait_until(|| !c.is_running(), Duration::from_secs(1))
+                .await
+                .unwrap();
+            common::stepped(sup.teardown()).await.0.unwrap();
+            sup.activate(d, s).await;
+            common::stepped(sup.teardown()).await.0.unwrap();
+        }
+        common::pass();
+    }
+    common::run(&built::ALL, |s| s.spawn(drive(s).unwrap()));
+}
+
 /// Every supervisor of this file with its nodes: each test runs on each.
 fn sups() -> Vec<(&'static dyn Stop, [&'static TaskNode; 4])> {
     vec![
@@ -242,6 +296,15 @@ trait Stop: Sync {
     fn teardown_continue(
         &'static self,
     ) -> core::pin::Pin<Box<dyn Future<Output = Result<(), embassy_supervisor::NodeFault>>>>;
+    fn deactivate(
+        &'static self,
+        n: &'static TaskNode,
+    ) -> core::pin::Pin<Box<dyn Future<Output = Result<(), embassy_supervisor::NodeFault>>>>;
+    fn activate(
+        &'static self,
+        n: &'static TaskNode,
+        s: Spawner,
+    ) -> core::pin::Pin<Box<dyn Future<Output = ()>>>;
 }
 
 impl<const USES: u8> Stop for Supervisor<4, USES> {
@@ -257,5 +320,18 @@ impl<const USES: u8> Stop for Supervisor<4, USES> {
         &'static self,
     ) -> core::pin::Pin<Box<dyn Future<Output = Result<(), embassy_supervisor::NodeFault>>>> {
         Box::pin(Supervisor::teardown_continue(self))
+    }
+    fn deactivate(
+        &'static self,
+        n: &'static TaskNode,
+    ) -> core::pin::Pin<Box<dyn Future<Output = Result<(), embassy_supervisor::NodeFault>>>> {
+        Box::pin(Supervisor::deactivate(self, n))
+    }
+    fn activate(
+        &'static self,
+        n: &'static TaskNode,
+        s: Spawner,
+    ) -> core::pin::Pin<Box<dyn Future<Output = ()>>> {
+        Box::pin(async move { Supervisor::activate(self, n, s).await.unwrap() })
     }
 }

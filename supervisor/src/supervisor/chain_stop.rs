@@ -1,5 +1,6 @@
-//! The stop of a whole graph whose dependency order is total (a chain,
-//! [`uses::CHAIN`]): one node at a time, the last rank first, each through
+//! The stops of a graph whose dependency order is total (a chain,
+//! [`uses::CHAIN`]): a teardown's, and `deactivate`'s (below). One node at
+//! a time, the last rank first, each through
 //! the single stop's request and ack wait (`supervisor::stop`). A chain
 //! has no two nodes to stop at once, so the stop wave's bookkeeping (its
 //! per-slot counts, in-flight list and deadlines) buys it nothing.
@@ -18,6 +19,7 @@ use core::task::{Context, Poll};
 
 use super::stop_wave::OnMiss;
 use crate::fault::NodeFault;
+use crate::sync::Ordering;
 use crate::{Graph, notify, uses};
 
 /// Stop every up, supervised node of `graph`, the last rank first.
@@ -62,6 +64,110 @@ pub(super) trait UsesBits {
 
 impl<const USES: u8> UsesBits for Bits<USES> {
     const USES: u8 = USES;
+}
+
+/// `deactivate` on a chain: latch `disabled` on the node in slot `seed`
+/// and the collateral hold on its transitive dependents (detached nodes
+/// never join, nor what depends on the target only through one), every
+/// latch before any stop, as the wave's choice does; then stop the members
+/// the last rank first, one at a time. Bring-ups may race it (a restart,
+/// a pool, `start_node`), so each ask is the wave's two-phase ask: mark
+/// the node (`TaskNode::mark_asked`), fence, look for a member it passed
+/// that is up again (stop that one first), then request. The stop counts
+/// once in the stopping count for its whole run ([`Cover`]), before its
+/// first mark. A chain holds no pool of two members, so a member's pool
+/// is the member itself. Aborts at the first missed ack.
+pub(super) async fn chain_deactivate<const N: usize>(
+    graph: &'static Graph<N>,
+    seed: usize,
+) -> Result<(), NodeFault> {
+    let _cover = Cover::raise();
+    let mut seen = notify::activations();
+    let (lo, hi) = (graph.rank(seed), graph.reach(seed));
+    let member = latch_members(graph, seed);
+    let mut top = hi + 1;
+    while top > lo {
+        top -= 1;
+        let i = graph.order[top] as usize;
+        let Some(node) = graph.node(i).filter(|_| member[i]) else {
+            continue;
+        };
+        if node.mark_asked().is_err() {
+            continue; // down (or detached since): nothing to stop
+        }
+        // Pairs with the fence in a bring-up's `still_clear`.
+        crate::sync::fence(Ordering::SeqCst);
+        let now = notify::activations();
+        if now != seen {
+            seen = now;
+            let above = graph.order.get(top + 1..=hi).unwrap_or(&[]);
+            let back = above.iter().any(|&j| {
+                member[j as usize]
+                    && graph
+                        .node(j as usize)
+                        .is_some_and(|n| n.state().is_up_supervised())
+            });
+            if back {
+                // A member passed is up again: it goes first.
+                node.unmark_asked();
+                top = hi + 1;
+                continue;
+            }
+        }
+        super::stop(node).await?;
+    }
+    Ok(())
+}
+
+/// Latch the target in slot `seed` and hold its dependents (see
+/// [`chain_deactivate`]); per slot, whether it is a member.
+fn latch_members<const N: usize>(graph: &'static Graph<N>, seed: usize) -> [bool; N] {
+    let mut member = [false; N];
+    let Some(target) = graph.node(seed) else {
+        return member;
+    };
+    target.set_disabled(true);
+    member[seed] = true;
+    let (lo, hi) = (graph.rank(seed), graph.reach(seed));
+    for &i in graph.order.get(lo + 1..=hi).unwrap_or(&[]) {
+        let i = i as usize;
+        if !graph.deps[i]
+            .iter()
+            .any(|&d| member.get(d as usize) == Some(&true))
+        {
+            continue;
+        }
+        let Some(n) = graph.node(i) else { continue };
+        let state = n.state();
+        if state.is_detached() {
+            continue;
+        }
+        n.hold_given(state);
+        member[i] = true;
+    }
+    member
+}
+
+/// A raced stop's one entry in the crate-wide stopping count, from before
+/// its first mark until it ends, done or dropped: a bring-up that reads
+/// the count zero after its fence has no marked dependency to find.
+struct Cover;
+
+impl Cover {
+    fn raise() -> Self {
+        notify::stop_requested();
+        // Before the latches and the first look: a bring-up that read the
+        // count without this stop fenced before this, and the look sees
+        // its node up.
+        crate::sync::fence(Ordering::SeqCst);
+        Cover
+    }
+}
+
+impl Drop for Cover {
+    fn drop(&mut self) {
+        notify::stop_ended();
+    }
 }
 
 pin_project_lite::pin_project! {
