@@ -127,6 +127,19 @@ pub struct Unit {
     pub deps: Vec<DepRef>,
 }
 
+impl Unit {
+    /// A `task:` node whose spawn glue takes and routes nothing before it
+    /// hands an activation to its resident shell: the supervisor hands
+    /// later activations over itself (`NodeSpec::with_direct_hand_over`),
+    /// so the glue only spawns the shell (the first activation).
+    pub fn hands_over_directly(&self) -> bool {
+        matches!(self.spawn, Spawn::Task(_))
+            && self.resources.is_empty()
+            && self.state.is_none()
+            && self.executor.is_none()
+    }
+}
+
 /// A node's (or each pool member's) restart configuration.
 pub struct RestartModel {
     /// The `RestartPolicy` variant (`Never`, `OnFailure`, `Always`).

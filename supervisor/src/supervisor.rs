@@ -773,6 +773,13 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         if let Some(dep) = self.still_clear(node, before, era) {
             return Some(self.refused_after_step(node, dep));
         }
+        // A parked resident shell whose glue would only hand the activation
+        // over (the step saw it resident): hand it over here, without the
+        // glue's call.
+        if before.is_resident() && node.hands_over_directly() {
+            node.hand_over();
+            return Some(self.spawned(node, Ok(())));
+        }
         match spawn(node, spawner) {
             Ok(()) => Some(self.spawned(node, Ok(()))),
             // A first `Busy` is retried once, after one executor pass (see
@@ -1139,11 +1146,23 @@ impl<const N: usize> Cascade<N> {
         }
         self.add(graph, i);
         #[cfg(feature = "pool")]
-        if let Some(pool) = n.pool.and_then(|p| graph.pools.get(p as usize)) {
-            for m in pool.slots() {
-                if graph.node(m).is_some_and(|n| !n.is_detached()) {
-                    self.add(graph, m);
-                }
+        if let Some(pool) = n.pool {
+            self.mark_pool(graph, pool);
+        }
+    }
+
+    /// The rest of a pool member's pool (see [`mark`](Self::mark)). Out of
+    /// line: most nodes are in no pool, and `mark` then saves no registers
+    /// for this loop (measured: CHAIN(64) `activate(last)`, bench/budget.sh).
+    #[cfg(feature = "pool")]
+    #[inline(never)]
+    fn mark_pool(&mut self, graph: &Graph<N>, pool: u8) {
+        let Some(pool) = graph.pools.get(pool as usize) else {
+            return;
+        };
+        for m in pool.slots() {
+            if graph.node(m).is_some_and(|n| !n.is_detached()) {
+                self.add(graph, m);
             }
         }
     }

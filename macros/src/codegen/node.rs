@@ -95,8 +95,16 @@ pub(super) fn node_expr(
     // Under `fault-inject` a `task:` shell acts out injected faults.
     let task = matches!(u.spawn, Spawn::Task(_));
     let shell = (crate::fault_inject() && task).then(|| quote!(.with_fault_shell()));
-    // A `task:` node is run by a resident shell (`node/waiter.rs`).
-    let resident = task.then(|| quote!(.with_resident_shell()));
+    // A `task:` node is run by a resident shell (`node/waiter.rs`); with
+    // nothing to take or route before the hand-over, the supervisor hands
+    // its activations over itself.
+    let resident = task.then(|| {
+        if u.hands_over_directly() {
+            quote!(.with_direct_hand_over())
+        } else {
+            quote!(.with_resident_shell())
+        }
+    });
     let spec = spec_values(
         m,
         u,

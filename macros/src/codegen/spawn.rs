@@ -133,11 +133,18 @@ fn resident_glue(
             quote!(let _ = __es_handoff.take();),
         )
     };
+    // A node the supervisor hands over to itself reaches its glue only
+    // before its shell is resident (the first activation).
+    let wake = (!u.hands_over_directly()).then(|| {
+        quote! {
+            if #rt::TaskNode::wake_resident(#node_ref) {
+                return ::core::result::Result::Ok(());
+            }
+        }
+    });
     quote! {
         #hand_over
-        if #rt::TaskNode::wake_resident(#node_ref) {
-            return ::core::result::Result::Ok(());
-        }
+        #wake
         let __es_token = match #shell(#node_ref, #handoff_arg) {
             ::core::result::Result::Ok(t) => t,
             ::core::result::Result::Err(e) => {

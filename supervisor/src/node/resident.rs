@@ -54,6 +54,17 @@ impl TaskNode {
         if !self.has(flag::RESIDENT) {
             return false;
         }
+        self.hand_over();
+        true
+    }
+
+    /// Hand the activation just begun to the parked resident shell and wake
+    /// it: the glue's [`wake_resident`](Self::wake_resident) past its test,
+    /// and what the supervisor does itself for a node whose glue would do
+    /// nothing else (`NodeSpec::hands_over_directly`, after its activation
+    /// step saw the node resident). Call it last, after everything fallible.
+    #[inline]
+    pub(crate) fn hand_over(&self) {
         let before = self.state.fetch_or(flag::RESUME, Ordering::AcqRel);
         self.task_waker.wake(before);
         // A shell that found the node's waker slot held waits with the
@@ -61,7 +72,6 @@ impl TaskNode {
         if before & flag::SHARED_WAIT != 0 {
             notify::changed();
         }
-        true
     }
 
     /// Spawn glue of earlier versions: the shell task just created for this
@@ -86,7 +96,8 @@ impl TaskNode {
     #[doc(hidden)]
     pub fn pin_shell(&self) -> impl Future<Output = ()> + '_ {
         core::future::poll_fn(|cx| {
-            self.task_waker.pin(cx.waker(), !self.spec.resident_shell);
+            self.task_waker
+                .pin(cx.waker(), !self.spec.has_resident_shell());
             self.state
                 .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
             Poll::Ready(())

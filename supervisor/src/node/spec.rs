@@ -43,8 +43,11 @@ pub struct NodeSpec {
     pub(crate) disabled: bool,
     /// A generated resident shell runs the node (`task:`): no wait but the
     /// shell's own ever takes the node's waker slot, so the shell's pin has
-    /// no holder to move (see `node/waiter.rs`).
-    pub(crate) resident_shell: bool,
+    /// no holder to move (see `node/waiter.rs`). With [`HANDS_OVER`], its
+    /// spawn glue does nothing before the hand-over (no resources, state or
+    /// executor route), so the supervisor hands an activation to the parked
+    /// shell itself. One byte for both: the spec packs to 40 bytes.
+    pub(crate) shell: u8,
     /// `enabled_if:`: `start()` latches `disabled` when it returns `false`.
     #[cfg(feature = "enabled-if")]
     pub(crate) enabled_if: Option<fn() -> bool>,
@@ -64,6 +67,11 @@ pub struct NodeSpec {
     pub(crate) ready_on_write: bool,
 }
 
+/// [`NodeSpec::shell`] bit: a generated resident shell runs the node.
+const RESIDENT_SHELL: u8 = 1 << 0;
+/// [`NodeSpec::shell`] bit: its glue only hands an activation over.
+const HANDS_OVER: u8 = 1 << 1;
+
 impl NodeSpec {
     /// A node with no spawn fn (a *parked* node the application spawns itself)
     /// and no resource gates.
@@ -80,7 +88,7 @@ impl NodeSpec {
             #[cfg(feature = "pool")]
             pool: None,
             disabled: false,
-            resident_shell: false,
+            shell: 0,
             #[cfg(feature = "enabled-if")]
             enabled_if: None,
             #[cfg(feature = "liveness")]
@@ -143,8 +151,29 @@ impl NodeSpec {
     /// nothing to move.
     #[doc(hidden)]
     pub const fn with_resident_shell(mut self) -> Self {
-        self.resident_shell = true;
+        self.shell |= RESIDENT_SHELL;
         self
+    }
+
+    /// `supervisor_graph!`: the node's resident shell takes its activations
+    /// with nothing handed over before (a `task:` with no resources, state
+    /// or executor): the supervisor wakes the parked shell itself instead of
+    /// calling the spawn glue to do it.
+    #[doc(hidden)]
+    pub const fn with_direct_hand_over(mut self) -> Self {
+        self.shell |= RESIDENT_SHELL | HANDS_OVER;
+        self
+    }
+
+    /// A generated resident shell runs this node.
+    pub(crate) const fn has_resident_shell(&self) -> bool {
+        self.shell & RESIDENT_SHELL != 0
+    }
+
+    /// The supervisor hands an activation to this node's parked shell
+    /// itself (see [`with_direct_hand_over`](Self::with_direct_hand_over)).
+    pub(crate) const fn hands_over_directly(&self) -> bool {
+        self.shell & HANDS_OVER != 0
     }
 
     /// The node's task awaits its body through

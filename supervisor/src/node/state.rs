@@ -31,6 +31,12 @@ impl State {
         self.0 & (flag::RUNNING | flag::SHUTDOWN) == flag::RUNNING | flag::SHUTDOWN
     }
 
+    /// A resident shell serves the node (it pinned itself at its first
+    /// poll): an activation wakes it in place.
+    pub(crate) const fn is_resident(self) -> bool {
+        self.has(flag::RESIDENT)
+    }
+
     /// Self-managed: every supervisor operation skips it.
     pub(crate) const fn is_detached(self) -> bool {
         self.has(flag::DETACHED)

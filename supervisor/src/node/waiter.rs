@@ -267,7 +267,7 @@ impl<'a> NodeWait<'a> {
             if core::mem::take(this.holder) {
                 node.task_waker.release();
             }
-        } else if node.resident_shell {
+        } else if node.has_resident_shell() {
             // Before the shell's pin (its first poll): this is another
             // task's wait, which waits with the observers from the start.
         } else if node.task_waker.hold(cx.waker(), this.holder, same_task) {
