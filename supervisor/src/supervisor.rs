@@ -9,7 +9,6 @@
 use crate::sync::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering, const_unless_loom};
 use embassy_executor::Spawner;
 
-use crate::error::ShutdownTimeout;
 use crate::fault::{FaultKind, NodeFault, Refusal};
 use crate::log::{log_debug, log_warn};
 use crate::node::{Mode, State};
@@ -22,6 +21,7 @@ use crate::{Graph, TaskNode, notify, uses};
 mod auto;
 mod chain_stop;
 mod restart;
+mod single_stop;
 mod start_wave;
 mod stop_wave;
 
@@ -32,6 +32,7 @@ use stop_wave::{OnMiss, Race, deactivate_wave, stop_wave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
+pub(crate) use single_stop::{missed_ack, stop};
 
 const NO_NODE: u16 = u16::MAX;
 
@@ -1028,54 +1029,6 @@ impl Drop for Tearing<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
-}
-
-/// Ask `node` to stop and wait (bounded) for its ack.
-pub(crate) fn stop(node: &'static TaskNode) -> AckWait {
-    AckWait {
-        node,
-        until: Until::stop(node),
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A stop's ack wait, resolving to its result. A plain future rather than
-    /// an `async fn`: every verb that stops nodes embeds it (flash).
-    pub(crate) struct AckWait {
-        node: &'static TaskNode,
-        #[pin]
-        until: Until<'static>,
-    }
-}
-
-impl core::future::Future for AckWait {
-    type Output = Result<(), ShutdownTimeout>;
-
-    fn poll(
-        self: core::pin::Pin<&mut Self>,
-        cx: &mut core::task::Context<'_>,
-    ) -> core::task::Poll<Self::Output> {
-        let this = self.project();
-        let node = *this.node;
-        this.until.poll(cx).map(|in_time| acked(node, in_time))
-    }
-}
-
-fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> {
-    if in_time {
-        return Ok(());
-    }
-    Err(missed_ack(node))
-}
-
-/// `node` missed its shutdown ack: the one place that says so (the log
-/// line, the trace phase) and builds the value, for a single stop, a
-/// stop wave, a pool shrink and the controller alike.
-#[cold]
-pub(crate) fn missed_ack(node: &'static TaskNode) -> ShutdownTimeout {
-    log_warn!("`{}` missed its shutdown ack", node.name);
-    transition(node, Phase::StopTimedOut);
-    ShutdownTimeout { node }
 }
 
 /// The node set of one cascade, with the span of the dependency order it

@@ -36,15 +36,6 @@ pub(crate) enum Cond<'a> {
 }
 
 impl Cond<'_> {
-    /// How long an ack may take once the ack wait is armed: the node's own
-    /// window (only `Acked` waits use it).
-    fn ack_window(self) -> Duration {
-        match self {
-            Cond::Acked(n) => n.ack_timeout(),
-            _ => crate::node::SHUTDOWN_ACK_TIMEOUT,
-        }
-    }
-
     // Out of line: `Until::poll` checks it in two places (flash).
     #[inline(never)]
     fn holds(self) -> bool {
@@ -59,20 +50,6 @@ impl Cond<'_> {
     }
 }
 
-/// Where an [`Until`] is in its wait (not the lifecycle [`Phase`](crate::Phase)
-/// a trace records: the name is that one's).
-enum Step {
-    /// First poll of a stop: queue this task, then ask the node to stop. The
-    /// run queue is LIFO, so a worker on this executor runs (and acks)
-    /// before the next poll of this one.
-    Request(&'static TaskNode),
-    /// Yield this many times before arming the ack timeout: an ack from a
-    /// worker on this executor needs no timer queue update.
-    Spin(u8),
-    /// Registered with the observers until this tick ([`FOREVER`]: no bound).
-    Wait(Tick),
-}
-
 const FOREVER: u64 = u64::MAX;
 
 pin_project_lite::pin_project! {
@@ -83,7 +60,8 @@ pin_project_lite::pin_project! {
     /// `Until`s can wait at once.
     pub(crate) struct Until<'a> {
         cond: Cond<'a>,
-        step: Step,
+        // The tick the wait ends at (`FOREVER`: no bound).
+        deadline: Tick,
         #[pin]
         observer: Observer,
     }
@@ -95,7 +73,7 @@ impl<'a> Until<'a> {
     pub(crate) fn forever(cond: Cond<'a>) -> Self {
         Self {
             cond,
-            step: Step::Wait(Tick::new(FOREVER)),
+            deadline: Tick::new(FOREVER),
             observer: Observer::new(),
         }
     }
@@ -104,24 +82,10 @@ impl<'a> Until<'a> {
     pub(crate) fn within(cond: Cond<'a>, timeout: Duration) -> Self {
         Self {
             cond,
-            step: Step::Wait(Tick::new(after(timeout))),
+            deadline: Tick::new(now().saturating_add(timeout.as_ticks())),
             observer: Observer::new(),
         }
     }
-
-    /// Ask `node` to stop, then wait for its ack, bounded by the node's
-    /// ack timeout once two scheduler passes did not bring it.
-    pub(crate) fn stop(node: &'static TaskNode) -> Self {
-        Self {
-            cond: Cond::Acked(node),
-            step: Step::Request(node),
-            observer: Observer::new(),
-        }
-    }
-}
-
-fn after(timeout: Duration) -> u64 {
-    now().saturating_add(timeout.as_ticks())
 }
 
 impl Future for Until<'_> {
@@ -129,25 +93,10 @@ impl Future for Until<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
         let this = self.project();
-        if let Step::Request(node) = *this.step {
-            *this.step = Step::Spin(2);
-            cx.waker().wake_by_ref();
-            node.request_shutdown();
-            return Poll::Pending;
-        }
         if this.cond.holds() {
             return Poll::Ready(true);
         }
-        let deadline = match *this.step {
-            Step::Spin(left @ 1..) => {
-                *this.step = Step::Spin(left - 1);
-                cx.waker().wake_by_ref();
-                return Poll::Pending;
-            }
-            Step::Wait(at) => at.get(),
-            _ => after(this.cond.ack_window()),
-        };
-        *this.step = Step::Wait(Tick::new(deadline));
+        let deadline = this.deadline.get();
         if deadline != FOREVER {
             if now() >= deadline {
                 return Poll::Ready(this.cond.holds());

@@ -81,8 +81,8 @@ async fn drive(s: Spawner) {
         assert!(DIRECT.is_running() && GLUED.is_running(), "round {round}");
         assert_eq!(calls(0), 1, "round {round}: handed over without the glue");
         assert_eq!(calls(1), 1 + round, "round {round}: through the glue");
-        for k in 0..2 {
-            assert_eq!(RUNS[k].load(Ordering::SeqCst), 1 + round, "round {round}");
+        for runs in &RUNS {
+            assert_eq!(runs.load(Ordering::SeqCst), 1 + round, "round {round}");
         }
     }
     // The cascades hand over the same way.
