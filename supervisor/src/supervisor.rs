@@ -254,8 +254,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         self.whole_graph_wave(OnMiss::Continue).await
     }
 
-    /// A stop wave over every node of the graph (the wave's own future: no
-    /// wrapper state around it).
+    /// The stop of every node of the graph: the chain's one at a time, or
+    /// the stop wave ([`GraphStop`] holds either; no `async` wrapper state
+    /// around it).
     fn whole_graph_wave(&self, on_miss: OnMiss) -> impl Future<Output = Result<(), NodeFault>> {
         if self.chain() {
             return GraphStop::Chain {
