@@ -399,12 +399,13 @@ def main():
         p("### Pay only for what the graph uses: ours typed with `GRAPH_USES` against `Supervisor<N>`")
         p()
         p(
-            "The workloads declare no gates and no `Pause` node, so `GRAPH_USES` is their "
-            "width bit alone (`CHAIN` for CHAIN and CORE12, `WAVE` for WIDE and for FP, whose "
-            "pool members have no order between them): the side `ours` above is typed "
-            "`Supervisor<N, GRAPH_USES>`. Here the same builds typed `Supervisor<N>` (every "
-            "`uses` bit, so both whole-graph stops linked and chosen at run time; `ours/` with "
-            "feature `every-use`) are set against them, from this run."
+            "The workloads declare no gates and no `Pause` node, so `GRAPH_USES` is 0; "
+            "`GRAPH_WIDTH` is `CHAIN` for CHAIN and CORE12 and `WAVE` for WIDE and for FP (whose "
+            "pool members have no order between them). The side `ours` above is typed "
+            "`Supervisor<N, { GRAPH_USES | GRAPH_WIDTH }>`. Here the same builds typed "
+            "`Supervisor<N>` (every `uses` bit and no width bit, so both whole-graph stops "
+            "linked and chosen at run time; `ours/` with feature `every-use`) are set against "
+            "them, from this run."
         )
         p()
         for line in ut:

@@ -83,7 +83,7 @@ impl<const N: usize> Graph<N> {
         }
     }
 
-    /// `supervisor_graph!`'s width bit for `<GRAPH>_USES`
+    /// `supervisor_graph!`'s width bit for `<GRAPH>_WIDTH`
     /// ([`uses::CHAIN`](crate::uses::CHAIN) or
     /// [`uses::WAVE`](crate::uses::WAVE)), computed from the dependencies
     /// as the build's `#[cfg]`s leave them, as [`new`](Self::new) does.

@@ -100,10 +100,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         /// wider. In a `static`, where a supervisor is declared, that is a
         /// compile error (const evaluation), never a panic on the device.
         /// (`USES` with neither width bit, or both, runs either width: its
-        /// teardown chooses at run time.)
+        /// whole-graph stops choose at run time; [`uses::WAVE`] alone links
+        /// only the waves, which stop a chain correctly too.)
         pub const fn with_uses(graph: &'static Graph<N>) -> Self {
             assert!(
-                graph.uses() & !USES & !WIDTH == 0,
+                graph.uses() & !USES == 0,
                 "the graph uses a feature (gates or `Pause` nodes) that the supervisor's `USES` \
                  parameter leaves out: type it with the graph's own `<GRAPH>_USES` const, or \
                  write `Supervisor<N>` and `Supervisor::new`"
@@ -112,7 +113,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 USES & WIDTH != uses::CHAIN || graph.is_chain(),
                 "the supervisor's `USES` parameter is a chain's (`uses::CHAIN`) and the graph is \
                  wider (two nodes with no order between them): type it with the graph's own \
-                 `<GRAPH>_USES` const, or write `Supervisor<N>` and `Supervisor::new`"
+                 `<GRAPH>_WIDTH` const, or leave the width bits out"
             );
             Self::over(graph)
         }

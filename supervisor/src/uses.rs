@@ -15,11 +15,14 @@
 //!     node SENSOR = Terminate, task: worker;
 //!     node REPORTER = Terminate, deps: [SENSOR], task: worker;
 //! }
-//! // No gates and no `Pause` node, and a chain: GRAPH_USES is CHAIN alone.
-//! // Neither the gate waits of a bring-up, nor the resume of a parked
-//! // instance, nor the teardown's stop wave is linked.
+//! // No gates and no `Pause` node: GRAPH_USES is 0, and neither the gate
+//! // waits of a bring-up nor the resume of a parked instance is linked.
 //! static SUP: Supervisor<2, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
-//! # assert_eq!(GRAPH_USES, uses::CHAIN);
+//! # assert_eq!(GRAPH_USES, 0);
+//! // A chain (REPORTER depends on SENSOR): with its width bit too, the
+//! // teardown's and `deactivate`'s stop waves are not linked either.
+//! static LEAN: Supervisor<2, { GRAPH_USES | GRAPH_WIDTH }> = Supervisor::with_uses(&GRAPH);
+//! # assert_eq!(GRAPH_WIDTH, uses::CHAIN);
 //! ```
 //!
 //! `Supervisor<N>` itself (the specification's
@@ -49,18 +52,22 @@ pub const GATES: u8 = 1 << 0;
 /// it that check and the resume are left out.
 pub const PAUSE: u8 = 1 << 1;
 
-/// Two nodes with no order between them: the graph is wider than a
-/// chain, and a teardown runs as a stop wave (nodes with no order between
-/// them wind down at once).
+/// A width bit (not part of `<GRAPH>_USES`, which says what a graph
+/// declares; `supervisor_graph!` emits the width as `<GRAPH>_WIDTH`): two
+/// nodes have no order between them, so a teardown runs as a stop wave
+/// (nodes with no order between them wind down at once).
 pub const WAVE: u8 = 1 << 2;
 
-/// The dependency order is total (a chain: each node depends directly on
-/// the one ranked before it): a teardown stops one node at a time, the
-/// last first, with no wave state. A graph of `supervisor_graph!`
-/// declares exactly one of [`WAVE`] and `CHAIN`, computed from its
-/// dependencies at compile time.
+/// A width bit (see [`WAVE`]): the dependency order is total (a chain:
+/// each node depends directly on the one ranked before it), so a teardown
+/// and a `deactivate` stop one node at a time, the last first, with no wave
+/// state. A supervisor typed `Supervisor<N, { GRAPH_USES | GRAPH_WIDTH }>`
+/// links only the stop its graph's width needs; with neither width bit
+/// (`Supervisor<N>`, `Supervisor<N, GRAPH_USES>`) it links both and reads
+/// the graph's width at run time.
 pub const CHAIN: u8 = 1 << 3;
 
-/// Every bit: what `Supervisor<N>` means, and what a hand-built graph
-/// declares (its width is then read at run time).
-pub const ALL: u8 = GATES | PAUSE | WAVE | CHAIN;
+/// Every bit a graph can declare: what `Supervisor<N>` means, and what a
+/// hand-built graph declares. (The width bits are not declared: a graph's
+/// width is read off its dependencies.)
+pub const ALL: u8 = GATES | PAUSE;

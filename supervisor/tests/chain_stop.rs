@@ -92,10 +92,9 @@ mod typed {
         node C = Terminate, deps: [B], spawn: spawn;
         node D = Terminate, deps: [C], spawn: spawn;
     }
-    pub static SUP: Supervisor<4, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
-    /// Typed with no width bit (as before the bits existed): it links both
-    /// stops and chooses at run time.
-    pub static SUP0: Supervisor<4, 0> = Supervisor::with_uses(&GRAPH);
+    pub static SUP: Supervisor<4, { GRAPH_USES | GRAPH_WIDTH }> = Supervisor::with_uses(&GRAPH);
+    /// Typed with no width bit: it links both stops and chooses at run time.
+    pub static SUP0: Supervisor<4, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
     pub const ALL: [&TaskNode; 4] = [&A, &B, &C, &D];
 }
 
@@ -134,8 +133,9 @@ mod built {
 
 #[cfg(feature = "macros")]
 #[test]
-fn a_chains_uses_name_its_width() {
-    assert_eq!(typed::GRAPH_USES, embassy_supervisor::uses::CHAIN);
+fn a_chains_width_is_chain_and_not_part_of_its_uses() {
+    assert_eq!(typed::GRAPH_WIDTH, embassy_supervisor::uses::CHAIN);
+    assert_eq!(typed::GRAPH_USES, 0);
 }
 
 #[test]

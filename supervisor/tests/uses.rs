@@ -42,10 +42,8 @@ mod plain {
 
     #[embassy_executor::task]
     pub async fn driver(spawner: Spawner) {
-        // ROOT -> FLAKY -> AFTER beside ROOT -> BESIDE: no gates, no
-        // `Pause`, wider than a chain.
-        assert_eq!(GRAPH_USES, uses::WAVE);
-        assert_eq!(GRAPH.uses(), uses::WAVE);
+        assert_eq!(GRAPH_USES, 0);
+        assert_eq!(GRAPH.uses(), 0);
 
         // One `Busy`: retried once, and the whole graph comes up.
         refuse(1);
@@ -120,7 +118,7 @@ mod paused {
 
     #[embassy_executor::task]
     pub async fn driver(spawner: Spawner) {
-        assert_eq!(PAUSED_USES, uses::PAUSE | uses::WAVE);
+        assert_eq!(PAUSED_USES, uses::PAUSE);
         spawner.spawn(bus_task(&BUS).unwrap());
         SUP.start(spawner).await.unwrap();
         assert!(ALL.iter().all(|n| n.is_running()));
@@ -171,7 +169,7 @@ mod gated {
 
     #[embassy_executor::task]
     pub async fn driver(spawner: Spawner) {
-        assert_eq!(GATED_USES, uses::GATES | uses::CHAIN);
+        assert_eq!(GATED_USES, uses::GATES);
         spawner.spawn(fill_later().unwrap());
         SUP.start(spawner).await.unwrap();
         assert!(USER.is_running());
@@ -190,10 +188,7 @@ fn a_hand_built_graph_declares_every_bit() {
     static A: TaskNode = TaskNode::new(&NodeSpec::new("A", Mode::Terminate));
     static G: Graph<1> = Graph::new([Some(&A)], [&[]]);
     assert_eq!(G.uses(), uses::ALL);
-    assert_eq!(
-        uses::ALL,
-        uses::GATES | uses::PAUSE | uses::WAVE | uses::CHAIN
-    );
+    assert_eq!(uses::ALL, uses::GATES | uses::PAUSE);
     // `Supervisor::new` covers it (and any graph).
     static SUP: Supervisor<1> = Supervisor::new(&G);
     assert!(!SUP.is_halted());
@@ -244,16 +239,28 @@ mod declared {
 
 #[test]
 fn each_declaration_of_a_gate_or_pause_sets_its_bit() {
-    // One node, or NET -> HTTP: chains.
-    assert_eq!(declared::routed::ROUTED_USES, uses::GATES | uses::CHAIN);
+    assert_eq!(declared::routed::ROUTED_USES, uses::GATES);
     #[cfg(feature = "readiness")]
-    assert_eq!(declared::ready::READY_USES, uses::GATES | uses::CHAIN);
-    // Two pool members with no order between them: a wave.
+    assert_eq!(declared::ready::READY_USES, uses::GATES);
     #[cfg(feature = "pool")]
-    assert_eq!(
-        declared::paused_member::MEMBERS_USES,
-        uses::PAUSE | uses::WAVE
-    );
-    // ROOT -> FLAKY -> AFTER beside ROOT -> BESIDE: a wave.
-    assert_eq!(plain::GRAPH_USES, uses::WAVE);
+    assert_eq!(declared::paused_member::MEMBERS_USES, uses::PAUSE);
+    assert_eq!(plain::GRAPH_USES, 0);
+}
+
+/// The width is its own const, read off the dependencies: a graph whose
+/// order is total is a chain, one with two nodes without an order between
+/// them is wider.
+#[test]
+fn each_graph_has_one_width() {
+    // ROOT -> FLAKY -> AFTER beside ROOT -> BESIDE.
+    assert_eq!(plain::GRAPH_WIDTH, uses::WAVE);
+    // STATS and BUS under USER.
+    assert_eq!(paused::PAUSED_WIDTH, uses::WAVE);
+    // One node.
+    assert_eq!(gated::GATED_WIDTH, uses::CHAIN);
+    assert_eq!(declared::routed::ROUTED_WIDTH, uses::CHAIN);
+    #[cfg(feature = "readiness")]
+    assert_eq!(declared::ready::READY_WIDTH, uses::CHAIN);
+    #[cfg(feature = "pool")]
+    assert_eq!(declared::paused_member::MEMBERS_WIDTH, uses::WAVE);
 }

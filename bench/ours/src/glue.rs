@@ -8,11 +8,12 @@ use embassy_supervisor_firmware as fw;
 use embassy_time::{Duration, Instant, Timer};
 
 const SIDE: &str = "ours";
-// Typed with what the graph uses: the workloads declare no gates and no
-// `Pause` node, so none of that code is linked (`uses`). Feature
-// `every-use`: every bit, as `Supervisor<N>` (the saving's reference).
+// Typed with what the graph uses and its width: the workloads declare no
+// gates and no `Pause` node, so none of that code is linked, and only the
+// whole-graph stop the graph's width needs (`uses`). Feature `every-use`:
+// `Supervisor<N>` (the saving's reference).
 #[cfg(not(feature = "every-use"))]
-static SUP: Supervisor<N, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
+static SUP: Supervisor<N, { GRAPH_USES | GRAPH_WIDTH }> = Supervisor::with_uses(&GRAPH);
 #[cfg(feature = "every-use")]
 static SUP: Supervisor<N> = Supervisor::new(&GRAPH);
 

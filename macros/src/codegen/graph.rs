@@ -110,16 +110,22 @@ pub(super) fn emit_graph(m: &Model) -> TokenStream {
     let ty = quote_spanned!(graph_span=> #rt::Graph<#n>);
     let uses_name = format_ident!("{}_USES", graph);
     let uses = uses_expr(m);
+    let width_name = format_ident!("{}_WIDTH", graph);
     // The width bit from the dependencies as the build's `#[cfg]`s leave
     // them (a const fn over the same list `Graph::new` gets).
     let width = quote!(#rt::Graph::<#n>::__width_of(&[#(#deps),*]));
+    let width_doc = format!(
+        "`{graph}`'s width (`uses::CHAIN` or `uses::WAVE`): `Supervisor<{n}, {{ {uses_name} | {width_name} }}>` also links only the whole-graph stop it needs."
+    );
     let doc = format!(
         "What `{graph}` uses: `Supervisor<{n}, {uses_name}> = Supervisor::with_uses(&{graph})` links nothing for the rest."
     );
     quote! {
         pub static #graph: #ty = #rt::Graph::new([#(#slots),*], [#(#deps),*]) #with_pools #with_ready #with_restarts #with_dataflow .__declare_uses(#uses_name);
         #[doc = #doc]
-        pub const #uses_name: u8 = #uses | #width;
+        pub const #uses_name: u8 = #uses;
+        #[doc = #width_doc]
+        pub const #width_name: u8 = #width;
     }
 }
 

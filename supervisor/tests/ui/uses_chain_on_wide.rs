@@ -13,5 +13,5 @@ static SUP: Supervisor<2, { uses::CHAIN }> = Supervisor::with_uses(&GRAPH);
 
 fn main() {
     let _ = &SUP;
-    let _ = GRAPH_USES;
+    let _ = (GRAPH_USES, GRAPH_WIDTH);
 }
