@@ -17,7 +17,7 @@ use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use super::stop_wave::OnMiss;
+use super::stop_wave::{Cover, OnMiss};
 use crate::fault::NodeFault;
 use crate::sync::Ordering;
 use crate::{Graph, notify, uses};
@@ -146,28 +146,6 @@ fn latch_members<const N: usize>(graph: &'static Graph<N>, seed: usize) -> [bool
         member[i] = true;
     }
     member
-}
-
-/// A raced stop's one entry in the crate-wide stopping count, from before
-/// its first mark until it ends, done or dropped: a bring-up that reads
-/// the count zero after its fence has no marked dependency to find.
-struct Cover;
-
-impl Cover {
-    fn raise() -> Self {
-        notify::stop_requested();
-        // Before the latches and the first look: a bring-up that read the
-        // count without this stop fenced before this, and the look sees
-        // its node up.
-        crate::sync::fence(Ordering::SeqCst);
-        Cover
-    }
-}
-
-impl Drop for Cover {
-    fn drop(&mut self) {
-        notify::stop_ended();
-    }
 }
 
 pin_project_lite::pin_project! {

@@ -150,15 +150,26 @@ pub(crate) enum Race {
     Halted,
 }
 
-/// A raced wave counts in the crate-wide stopping count from before its
-/// first mark until it ends, done or dropped (`StopWave`'s drop): a
-/// bring-up that reads the count zero after its fence has no marked
-/// dependency to find.
-impl<const N: usize> Drop for StopWave<N> {
+/// A raced stop's one entry in the crate-wide stopping count (a raced
+/// wave's, a chain's `deactivate`), from before its first mark until it
+/// ends, done or dropped: a bring-up that reads the count zero after its
+/// fence has no marked dependency to find.
+pub(super) struct Cover;
+
+impl Cover {
+    pub(super) fn raise() -> Self {
+        notify::stop_requested();
+        // Before the choice and the first look: a bring-up that read the
+        // count without this stop (and so did not count its activation,
+        // `still_clear`) fenced before this, and the look sees its node up.
+        crate::sync::fence(Ordering::SeqCst);
+        Cover
+    }
+}
+
+impl Drop for Cover {
     fn drop(&mut self) {
-        if self.raced {
-            notify::stop_ended();
-        }
+        notify::stop_ended();
     }
 }
 
@@ -212,14 +223,8 @@ async fn run_wave<const N: usize>(
     choose: impl FnOnce(&mut StopWave<N>),
 ) -> Result<(), NodeFault> {
     let raced = race == Race::Any;
-    if raced {
-        // Taken back by the wave's drop.
-        notify::stop_requested();
-        // Before the choice: a bring-up that read the count without this
-        // wave (and so did not count its activation, `still_clear`) fenced
-        // before this, and the choice sees its node up.
-        crate::sync::fence(Ordering::SeqCst);
-    }
+    // Dropped after the wave (declared before it), done or dropped.
+    let _cover = raced.then(Cover::raise);
     // Built here, in the future's own storage: the per-slot arrays are
     // not copied from a constructor's return value.
     let mut wave = StopWave {
