@@ -6,6 +6,13 @@
 # machine). Exits 1 naming each figure over its budget; prints every figure
 # beside its budget either way.
 #
+# Flash figures get FLASH_SLACK bytes of grace, and only for layout: cargo
+# hashes the absolute path of a path dependency outside the bench workspace
+# (`../supervisor`) into symbol names, the names set the order of functions
+# in `.text`, and the order sets alignment padding. The same commit measured
+# FPRUN 27972 B in one checkout and 27976 B in another (every function the
+# same size in both). Instruction counts do not depend on the path.
+#
 #   bench/budget.sh            check
 #   bench/budget.sh --write    rewrite budgets.txt with today's figures (do
 #                              it when you win; say why in the commit)
@@ -46,13 +53,15 @@ if [[ ${1:-} == --write ]]; then
   exit 0
 fi
 
-awk '
+FLASH_SLACK=8
+awk -v slack="$FLASH_SLACK" '
   NR == FNR { if ($0 !~ /^#/ && NF == 2) budget[$1] = $2; next }
   {
     seen[$1] = 1
     if (!($1 in budget)) { printf "%-32s %8d  (no budget)\n", $1, $2; next }
-    over = $2 > budget[$1]
-    printf "%-32s %8d  budget %8d%s\n", $1, $2, budget[$1], over ? "  OVER BUDGET" : ""
+    grace = $1 ~ /^flash\./ ? slack : 0
+    over = $2 > budget[$1] + grace
+    printf "%-32s %8d  budget %8d%s\n", $1, $2, budget[$1], over ? "  OVER BUDGET" : ($2 > budget[$1] ? "  (within the layout grace)" : "")
     if (over) bad = 1
   }
   END {
