@@ -4,8 +4,9 @@ instruction under QEMU, counted per function and per verb.
 
     bench/profile.py [--side ours] [--shape CHAIN] [--n 64] [--verb start] [--pcs SYMBOL]
     bench/profile.py --bin pool --verb {grow,shrink} [--side ours] [--pcs SYMBOL]
+    bench/profile.py --board microbit ...   (or an385; default an505)
 
-Builds `<side>/src/bin/cost.rs` for the an505 (the workload from the
+Builds `<side>/src/bin/cost.rs` for the board (the workload from the
 options, as `run.sh` sets it), runs it with `-singlestep -d exec,nochain` (one
 trace line per guest instruction executed) and splits the trace at each call
 of `cost::row`, so segment k is verb k of `common/cost.rs` (start, teardown,
@@ -31,12 +32,16 @@ VERBS = ["start", "teardown", "respawn", "deactivate", "activate", "deactivate_l
 # the second grow, segment 3 the second shrink (the first ones share their
 # segments with the boot and the start).
 POOL_VERBS = {"grow": 2, "shrink": 3}
-TARGET = "thumbv8m.main-none-eabihf"
-QEMU = (
-    "qemu-system-arm -machine mps2-an505 -cpu cortex-m33 -nographic -monitor none "
-    "-serial none -icount shift=0,sleep=off -semihosting-config enable=on,target=native "
-    "-singlestep -d exec,nochain"
-).split()
+# Board -> (target triple, QEMU machine and CPU), as bench/.cargo/config.toml runs them.
+BOARDS = {
+    "an505": ("thumbv8m.main-none-eabihf", "-machine mps2-an505 -cpu cortex-m33"),
+    "an385": ("thumbv7m-none-eabi", "-machine mps2-an385 -cpu cortex-m3"),
+    "microbit": ("thumbv6m-none-eabi", "-machine microbit"),
+}
+QEMU_REST = (
+    "-nographic -monitor none -serial none -icount shift=0,sleep=off "
+    "-semihosting-config enable=on,target=native -singlestep -d exec,nochain"
+)
 
 
 def symbols(elf):
@@ -62,7 +67,10 @@ def main():
     ap.add_argument("--bin", default="cost", choices=["cost", "pool"])
     ap.add_argument("--pcs", default=None)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--board", default="an505", choices=list(BOARDS))
     a = ap.parse_args()
+    target_triple, machine = BOARDS[a.board]
+    qemu = ["qemu-system-arm"] + machine.split() + QEMU_REST.split()
     here = os.path.dirname(os.path.abspath(__file__))
     if a.bin == "pool":
         # The workload run.sh gives the pool bin: one root, 4 members, no cooldown.
@@ -70,18 +78,18 @@ def main():
     env = dict(os.environ, BENCH_SHAPE=a.shape, BENCH_N=str(a.n),
                BENCH_POOL="4" if a.bin == "pool" else "0", BENCH_COOLDOWN_MS="0")
     subprocess.run(
-        ["cargo", "build", "--locked", "--quiet", "--release", "--target", TARGET,
-         "--features", "an505,panic-message", "--bin", a.bin],
+        ["cargo", "build", "--locked", "--quiet", "--release", "--target", target_triple,
+         "--features", f"{a.board},panic-message", "--bin", a.bin],
         cwd=os.path.join(here, a.side), env=env, check=True,
     )
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(here, "target"))
-    elf = os.path.join(target, TARGET, "release", a.bin)
+    elf = os.path.join(target, target_triple, "release", a.bin)
     syms = symbols(elf)
     starts = [s[0] for s in syms]
     row = next(s[0] for s in syms if s[2] == f"{a.bin}::row")
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "trace.log")
-        subprocess.run(QEMU + ["-D", log, "-kernel", elf], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(qemu + ["-D", log, "-kernel", elf], check=True, stdout=subprocess.DEVNULL)
         seg = 0
         want = POOL_VERBS[a.verb] if a.bin == "pool" else VERBS.index(a.verb)
         per_pc = collections.Counter()

@@ -23,6 +23,8 @@ mod log;
 
 mod bind;
 mod clock;
+#[cfg(any(test, all(not(loom), not(target_has_atomic = "8"))))]
+mod cs_atomic;
 mod driver;
 #[cfg(feature = "enabled-if")]
 mod enabled_if;
@@ -126,7 +128,7 @@ pub mod __private {
     /// A zeroed budget log of `R` stamps (the macro's `restart_budget:`).
     #[cfg(feature = "restart")]
     pub const fn restart_log<const R: usize>() -> crate::RestartLog<R> {
-        [const { crate::sync::AtomicU32::new(0) }; R]
+        [const { crate::sync::PublicAtomicU32::new(0) }; R]
     }
 
     use embassy_executor::SpawnError;

@@ -4,7 +4,8 @@
 //! loom"`, `tests/loom_*.rs`, `docs/runtime.md`, "The protocol under loom").
 //!
 //! In every normal build these are `portable_atomic`'s types (and the
-//! embassy items below) re-exported as they are: no wrapper, no cost. Under
+//! embassy items below) re-exported as they are: no wrapper, no cost; on a
+//! target without compare-and-swap, `cs_atomic`'s (native loads). Under
 //! `cfg(loom)` they are loom's, whose every access is a point where loom
 //! switches threads, and three things change shape:
 //! - loom's atomics have no `const fn new`, so a constructor that builds one
@@ -16,17 +17,38 @@
 //! - what cannot run under loom gets a stand-in (see [`Mutex`] and
 //!   [`task`]).
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), target_has_atomic = "8"))]
 #[allow(unused_imports)]
 pub(crate) use portable_atomic::{
     AtomicBool, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicUsize, Ordering, fence,
 };
+
+/// A target without compare-and-swap (ARMv6-M): native loads, writes under
+/// the critical section (`cs_atomic.rs` says why not `portable_atomic`'s).
+#[cfg(all(not(loom), not(target_has_atomic = "8")))]
+#[allow(unused_imports)]
+pub(crate) use crate::cs_atomic::{
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicUsize,
+};
+#[cfg(all(not(loom), not(target_has_atomic = "8")))]
+#[allow(unused_imports)]
+pub(crate) use core::sync::atomic::{Ordering, fence};
 
 #[cfg(loom)]
 #[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicUsize, Ordering, fence,
 };
+
+// The atomic a public type is made of (`RestartLog`): loom's under loom,
+// else `portable_atomic`'s on every target, so the public API does not
+// change with the target.
+#[cfg(loom)]
+#[allow(unused_imports)]
+pub(crate) use loom::sync::atomic::AtomicU32 as PublicAtomicU32;
+#[cfg(not(loom))]
+#[allow(unused_imports)]
+pub(crate) use portable_atomic::AtomicU32 as PublicAtomicU32;
 
 /// A `const fn` in normal builds, a plain `fn` under loom (whose atomics
 /// cannot be built in const context). Wrap only constructors that build an

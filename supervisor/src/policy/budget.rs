@@ -2,7 +2,7 @@
 //! `(R+1)`th restart inside `T` milliseconds is refused before anything
 //! stops; a restart older than `T` leaves the window and stops counting.
 
-use crate::sync::{AtomicU8, AtomicU32, Ordering};
+use crate::sync::{AtomicU8, Ordering, PublicAtomicU32 as AtomicU32};
 
 use super::{RestartSpec, ms_to_ticks32};
 

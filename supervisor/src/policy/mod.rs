@@ -8,7 +8,7 @@
 //! (its restart pass lives with the supervisor); [`ExitStatus`] says what
 //! counts as a failure, and the `budget` module keeps the intensity limit.
 
-use crate::sync::{AtomicU8, AtomicU16, AtomicU32, Ordering};
+use crate::sync::{AtomicU8, AtomicU16, AtomicU32, Ordering, PublicAtomicU32};
 
 pub(crate) mod budget;
 mod exit;
@@ -49,7 +49,7 @@ pub struct RestartSpec {
     /// `(R, T)`: at most `R` restarts within any `T` milliseconds.
     pub(crate) budget: Option<(u16, u32)>,
     pub(crate) state: &'static RestartState,
-    pub(crate) log: &'static [AtomicU32],
+    pub(crate) log: &'static [PublicAtomicU32],
 }
 
 impl RestartSpec {
@@ -81,7 +81,7 @@ impl RestartSpec {
     /// next one is refused before anything stops. `log` is the node's ring of
     /// restart stamps, one word per allowed restart (an empty log, or a zero
     /// window, sets no budget).
-    pub const fn with_budget(mut self, window_ms: u32, log: &'static [AtomicU32]) -> Self {
+    pub const fn with_budget(mut self, window_ms: u32, log: &'static [PublicAtomicU32]) -> Self {
         if !log.is_empty() && window_ms > 0 {
             self.budget = Some((log.len() as u16, window_ms));
             self.log = log;
