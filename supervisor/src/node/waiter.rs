@@ -71,10 +71,13 @@ impl TaskWaker {
     /// that it re-registers with the observers (a pinned node's other waits
     /// wait there).
     pub(super) fn pin(&self, w: &Waker, slot_used: bool) {
-        EMBASSY_WAKER.store(
-            core::ptr::from_ref(w.vtable()).cast_mut(),
-            Ordering::Relaxed,
-        );
+        let vtable = core::ptr::from_ref(w.vtable()).cast_mut();
+        // Without compare-and-swap (ARMv6-M) a store takes the critical
+        // section (`cs_atomic`): skip it when the (always same) vtable is
+        // recorded already. Elsewhere the store is one instruction.
+        if cfg!(target_has_atomic = "8") || EMBASSY_WAKER.load(Ordering::Relaxed) != vtable {
+            EMBASSY_WAKER.store(vtable, Ordering::Relaxed);
+        }
         let _ = self.pinned.init(task_from_waker(w));
         if slot_used {
             self.wake_slot();
