@@ -122,6 +122,8 @@ done
 
 step "rustdoc"
 RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor --no-deps --features "$HOST_FEATURES"
+# The default features too: a link to an item of a feature that is off is broken there.
+RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor --no-deps
 RUSTDOCFLAGS="-D warnings" cargo doc -p embassy-supervisor-testkit --no-deps
 
 free_disk_if_short target/debug target/msrv target/thumbv6m-none-eabi target/thumbv7em-none-eabihf \

@@ -43,7 +43,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Returns only on a fault, naming the node: a failed bring-up (which
     /// gate stayed closed, or why the spawn was refused), a control command
     /// that could not bring a node up (`Activate`, `Restart`; see
-    /// [`apply_control`](Self::apply_control)), or a stop (pool shrink,
+    /// `apply_control`, feature `control`), or a stop (pool shrink,
     /// `Deactivate`, `Restart`, a controller's Replace) that missed its ack.
     /// A refused control command is logged, not returned; a pool member that
     /// fails to grow is not a fault either: the pool tries again at its next

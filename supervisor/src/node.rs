@@ -341,7 +341,7 @@ impl TaskNode {
     /// [`mark_exited`](Self::mark_exited), recording the end as a failure
     /// (`has_failed()`): a node with `restart: on_failure` is restarted.
     /// Generated `task:` shells call it when the worker's `exit:` value is
-    /// a failure ([`ExitStatus`](crate::ExitStatus), feature `restart`).
+    /// a failure (`ExitStatus`, feature `restart`).
     pub fn mark_failed(&self) {
         self.exited(flag::EXITED | flag::FAILED);
     }
