@@ -24,6 +24,7 @@ mod restart;
 mod single_stop;
 mod start_wave;
 mod stop_wave;
+mod wave_clock;
 
 use chain_stop::{Bits, GraphStop};
 use core::marker::PhantomData;

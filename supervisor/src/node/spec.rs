@@ -285,6 +285,15 @@ impl NodeSpec {
         }
     }
 
+    /// [`ack_timeout`](Self::ack_timeout) in milliseconds: a stop wave
+    /// converts it to its own units in one step (`wave_clock`).
+    pub(crate) const fn ack_window_ms(&self) -> u32 {
+        match self.ack_timeout_ms {
+            0 => SHUTDOWN_ACK_TIMEOUT.as_millis() as u32,
+            ms => ms,
+        }
+    }
+
     /// The pre-spawn wait per gate.
     pub fn slot_timeout(&self) -> embassy_time::Duration {
         match self.slot_timeout_ms {

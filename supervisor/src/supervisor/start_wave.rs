@@ -47,8 +47,8 @@ use core::task::Poll;
 use crate::sync::Ordering;
 use embassy_executor::Spawner;
 
+use super::wave_clock::{WaveClock, units};
 use super::{Cascade, Supervisor, blocked_by};
-use crate::clock::Tick;
 use crate::clock::now;
 use crate::fault::{NodeFault, Refusal};
 use crate::log::log_warn;
@@ -162,34 +162,16 @@ impl<const N: usize> Want<'_, N> {
     }
 }
 
-/// Deadlines are kept in 32 bits per slot, in units of `1 << SHIFT` ticks
-/// from the wave's `base`: the least shift that fits the longest slot
-/// timeout (`u16::MAX` ms) in 2^30 units, so exact ticks (0) up to a
-/// 16 MHz tick. Half the bytes of a tick count: the wave's state is part
-/// of every bring-up verb's future, which its caller moves.
-const SHIFT: u32 = {
-    let longest = u16::MAX as u64 * embassy_time_driver::TICK_HZ / 1000 + 1;
-    let mut shift = 0;
-    while longest >> shift >= 1 << 30 {
-        shift += 1;
-    }
-    shift
-};
-
-/// Units past `base` at which a pass moves `base` up (and every pending
-/// deadline with it): a deadline then never exceeds 2^31 + 2^30 + 1 units.
-const REBASE: u64 = 1 << 31;
-
 /// The wave's state: per slot a state and (while `WAITING`) a deadline, or
 /// (while `RETRY`) the poll of its retry.
 struct StartWave<const N: usize> {
     graph: &'static Graph<N>,
     state: [u8; N],
-    /// Per slot: a `WAITING` node's deadline, in units from `base`; a
-    /// `RETRY` node's poll of its retry.
+    /// Per slot: a `WAITING` node's deadline, in units from the clock's
+    /// base ([`wave_clock`](super::wave_clock)); a `RETRY` node's poll of
+    /// its retry.
     deadline: [u32; N],
-    /// The tick of unit 0 of the deadlines.
-    base: Tick,
+    clock: WaveClock,
     /// The first error, with its node.
     first: Option<NodeFault>,
     /// Polls of the wave's future so far (wrapping).
@@ -225,36 +207,13 @@ impl<const N: usize> StartWave<N> {
         RETRY
     }
 
-    /// Tick `t` in units from `base`. Far past `base`, `base` moves up to
-    /// `t` first, each pending deadline with it (one that passed becomes
-    /// 0): every deadline keeps fitting in 32 bits, however long the wave.
+    /// Tick `t` in units from the clock's base, each `WAITING` deadline
+    /// moved with the base (a `RETRY` node's poll is not a time).
     fn clock(&mut self, t: u64) -> u32 {
-        let base = self.base.get();
-        let u = t.saturating_sub(base) >> SHIFT;
-        if u < REBASE {
-            return u as u32;
-        }
-        self.base = Tick::new(base + (u << SHIFT));
-        let moved = u32::try_from(u).unwrap_or(u32::MAX);
-        for (d, &s) in self.deadline.iter_mut().zip(&self.state) {
-            if s == WAITING {
-                *d = d.saturating_sub(moved);
-            }
-        }
-        0
+        let state = &self.state;
+        self.clock
+            .units_at(t, &mut self.deadline, |i, _| state[i] == WAITING)
     }
-
-    /// The tick of deadline `d` (units from `base`).
-    fn tick_of(&self, d: u32) -> u64 {
-        self.base.get() + (u64::from(d) << SHIFT)
-    }
-}
-
-/// A slot timeout in deadline units, rounded up (plus one unit when a unit
-/// is more than a tick, as `t` was rounded down): never early.
-fn units(timeout: embassy_time::Duration) -> u32 {
-    let ticks = timeout.as_ticks() + (1 << SHIFT) - 1;
-    (ticks >> SHIFT) as u32 + u32::from(SHIFT != 0)
 }
 
 impl<const N: usize> Drop for StartWave<N> {
@@ -317,7 +276,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             graph: self.graph,
             state: [FREE; N],
             deadline: [0; N],
-            base: Tick::new(if self.gates() { now() } else { 0 }),
+            clock: WaveClock::new(if self.gates() { now() } else { 0 }),
             first: None,
             polls: 0,
             busy: false,
@@ -424,11 +383,12 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 }
             }
         }
-        // No deadline reaches `u32::MAX` units (see `REBASE`).
+        // A slot timeout's deadline is a fine one, far below `u32::MAX`
+        // units (`wave_clock::units`): raw order is time order.
         let earliest = if earliest == u32::MAX {
             u64::MAX
         } else {
-            wave.tick_of(earliest)
+            wave.clock.tick_at(earliest)
         };
         span.map(|span| Left {
             span,
@@ -534,53 +494,4 @@ struct Pass {
     t: u32,
     spawner: Spawner,
     era: u32,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    static GRAPH: Graph<3> = Graph::new([None, None, None], [&[], &[], &[]]);
-
-    fn wave(base: u64) -> StartWave<3> {
-        StartWave {
-            graph: &GRAPH,
-            state: [WAITING, WAITING, RETRY],
-            deadline: [0; 3],
-            base: Tick::new(base),
-            first: None,
-            polls: 0,
-            busy: false,
-        }
-    }
-
-    #[test]
-    fn a_deadline_keeps_its_tick_when_the_base_moves() {
-        let base = 1_000;
-        let mut w = wave(base);
-        let unit = |u: u64| base + (u << SHIFT);
-        assert_eq!(w.clock(unit(5)), 5);
-        // One deadline ahead, one passed, and a retry's poll.
-        w.deadline = [(REBASE + 50) as u32, (REBASE - 1) as u32, 7];
-        let due = w.tick_of(w.deadline[0]);
-        // Far past the base: it moves up to `t`, the pending deadline with it.
-        let t = w.clock(unit(REBASE + 10));
-        assert_eq!(t, 0);
-        assert_eq!(w.base.get(), unit(REBASE + 10));
-        assert_eq!(w.tick_of(w.deadline[0]), due);
-        assert!(t < w.deadline[0], "still ahead");
-        assert_eq!(w.deadline[1], 0, "a passed deadline stays passed");
-        assert_eq!(w.deadline[2], 7, "a retry's poll is not a time");
-    }
-
-    #[test]
-    fn a_timeout_in_units_is_never_early() {
-        let ms = embassy_time::Duration::from_millis(u64::from(u16::MAX));
-        let u = units(ms);
-        assert!(u64::from(u) << SHIFT >= ms.as_ticks());
-        assert!(u <= (1 << 30) + 1, "fits beside any t below REBASE");
-        if SHIFT == 0 {
-            assert_eq!(u64::from(u), ms.as_ticks(), "exact ticks");
-        }
-    }
 }

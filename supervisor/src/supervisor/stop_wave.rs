@@ -32,8 +32,9 @@
 //!
 //! Cost: no allocation. The future holds, per graph slot, a count of
 //! dependents still up (2 bytes), a place in the in-flight list (1 byte)
-//! and a deadline (8 bytes). Choosing the members reads each candidate's
-//! flags once (for [`deactivate_wave`], one pass over the dependency
+//! and a deadline (4 bytes: [`wave_clock`] units from
+//! the wave's base, 8 bytes once per wave; an ack timeout of any length,
+//! never early). Choosing the members reads each candidate's flags once (for [`deactivate_wave`], one pass over the dependency
 //! order from the target to its last transitive dependent,
 //! [`Graph::reach`], which also latches the holds);
 //! counting is a walk from the running members down their dependencies,
@@ -48,7 +49,7 @@ use core::future::poll_fn;
 use core::pin::{Pin, pin};
 use core::task::{Context, Poll};
 
-use crate::clock::Tick;
+use super::wave_clock::{self, WaveClock};
 use crate::clock::now;
 use crate::error::ShutdownTimeout;
 use crate::fault::NodeFault;
@@ -74,8 +75,9 @@ const UNSEEN: u16 = 2;
 const DONE: u16 = 3;
 /// A count of zero dependents still up; `NONE_UP + k` counts `k`.
 const NONE_UP: u16 = 4;
-/// A deadline not armed yet (see [`StopWave::ask`]).
-const UNARMED: u64 = u64::MAX;
+/// A deadline not armed yet (see [`StopWave::ask`]); no armed deadline
+/// reaches it (`wave_clock::deadline_ms`).
+const UNARMED: u32 = u32::MAX;
 
 /// The latch a deactivation puts on a member: `disabled` on the target
 /// (and its pool), the collateral hold on the rest.
@@ -102,14 +104,20 @@ struct StopWave<const N: usize> {
     graph: &'static Graph<N>,
     /// Per slot: [`OUT`], [`FLYING`], [`UNSEEN`], [`DONE`], or
     /// [`NONE_UP`] plus the count of its dependents in the wave not yet
-    /// down.
+    /// down. Not a `u8`: a node of a 256-slot graph may have 255
+    /// dependents, beside the five marks.
     left: [u16; N],
     /// Slots asked to stop and not yet acked: the first `flying` entries.
     /// While the wave is chosen, its running members, in dependency order.
     flight: [u8; N],
     flying: u16,
-    /// Per slot in flight: when its ack window ends.
-    deadline: [Tick; N],
+    /// Per slot in flight: when its ack window ends, in units from the
+    /// clock's base.
+    deadline: [u32; N],
+    /// Its base: read first when the wave first sleeps (a reading from
+    /// boot moves it up then, if far), so a wave whose acks land within
+    /// the spin reads no clock.
+    clock: WaveClock,
     /// Set by the first stop request of a poll: the task was queued
     /// before it, so a worker on this executor runs (and acks) first.
     asked: bool,
@@ -240,7 +248,8 @@ async fn run_wave<const N: usize>(
         flight: [0; N],
         flying: 0,
         // Read only for a node in flight, which `fly` set first.
-        deadline: [Tick::new(0); N],
+        deadline: [0; N],
+        clock: WaveClock::new(0),
         asked: false,
         spin: 0,
         on_miss,
@@ -571,7 +580,7 @@ impl<const N: usize> StopWave<N> {
     /// reads no clock at all.
     fn fly(&mut self, i: usize) {
         self.left[i] = FLYING;
-        self.deadline[i] = Tick::new(UNARMED);
+        self.deadline[i] = UNARMED;
         self.flight[self.flying as usize] = i as u8;
         self.flying += 1;
     }
@@ -649,23 +658,34 @@ impl<const N: usize> StopWave<N> {
 
     /// The node in flight whose deadline passed first, if any, with its
     /// place in the list; otherwise the earliest deadline to come. Arms
-    /// the deadline of each node asked since the last sleep.
-    fn overdue(&mut self, at: u64) -> Result<u64, usize> {
-        let mut earliest = u64::MAX;
+    /// the deadline of each node asked since the last sleep. The earliest
+    /// is a tick, to wake at.
+    fn overdue(&mut self, now: u64) -> Result<u64, usize> {
+        // Only a node in flight has an armed deadline, and each is moved
+        // with the base here, in the one pass that reads them (a slot out
+        // of flight keeps a stale one: `fly` disarms it before any read).
+        let (at, moved) = self.clock.read(now);
+        let mut earliest = u32::MAX;
         let mut missed = None;
         for k in 0..self.flying as usize {
             let i = self.flight[k] as usize;
-            if self.deadline[i].get() == UNARMED {
-                let window = self.graph.node(i).map_or(0, |n| n.ack_timeout().as_ticks());
-                self.deadline[i] = Tick::new(at.saturating_add(window));
+            if self.deadline[i] != UNARMED {
+                self.deadline[i] = moved.apply(self.deadline[i]);
+            } else {
+                let ms = self.graph.node(i).map_or(0, |n| n.ack_window_ms());
+                self.deadline[i] = wave_clock::deadline_ms(at, ms);
             }
-            let d = self.deadline[i].get();
+            // In units from the base, fine or coarse alike.
+            let d = wave_clock::due(self.deadline[i]);
             if d <= at && missed.is_none_or(|(_, m)| d < m) {
                 missed = Some((k, d));
             }
             earliest = earliest.min(d);
         }
-        missed.map_or(Ok(earliest), |(k, _)| Err(k))
+        match missed {
+            Some((k, _)) => Err(k),
+            None => Ok(self.clock.tick_at(earliest)),
+        }
     }
 
     fn any_acked(&self) -> bool {
