@@ -17,7 +17,7 @@ use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use super::stop_wave::{Cover, OnMiss};
+use super::stop_wave::{Cover, OnMiss, hold_if_dependent};
 use crate::fault::NodeFault;
 use crate::sync::Ordering;
 use crate::{Graph, notify, uses};
@@ -131,19 +131,9 @@ fn latch_members<const N: usize>(graph: &'static Graph<N>, seed: usize) -> [bool
     let (lo, hi) = (graph.rank(seed), graph.reach(seed));
     for &i in graph.order.get(lo + 1..=hi).unwrap_or(&[]) {
         let i = i as usize;
-        if !graph.deps[i]
-            .iter()
-            .any(|&d| member.get(d as usize) == Some(&true))
-        {
-            continue;
+        if hold_if_dependent(graph, i, |d| member.get(d) == Some(&true)).is_some() {
+            member[i] = true;
         }
-        let Some(n) = graph.node(i) else { continue };
-        let state = n.state();
-        if state.is_detached() {
-            continue;
-        }
-        n.hold_given(state);
-        member[i] = true;
     }
     member
 }

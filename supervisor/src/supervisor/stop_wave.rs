@@ -188,6 +188,29 @@ impl Drop for Cover {
     }
 }
 
+/// A deactivation's rule for slot `i`, walked in dependency order after
+/// the target: it joins if a dependency of it is a member (`member`) and
+/// it is not detached, and then takes the collateral hold. The node and
+/// the flags the hold was set over, if it joined. Both deactivations
+/// (the wave's choice, the chain's `latch_members`) walk with it.
+#[inline(always)]
+pub(super) fn hold_if_dependent<const N: usize>(
+    graph: &'static Graph<N>,
+    i: usize,
+    member: impl Fn(usize) -> bool,
+) -> Option<(&'static TaskNode, State)> {
+    if !graph.deps[i].iter().any(|&d| member(d as usize)) {
+        return None;
+    }
+    let n = graph.node(i)?;
+    let seen = n.state();
+    if seen.is_detached() {
+        return None;
+    }
+    n.hold_given(seen);
+    Some((n, seen))
+}
+
 /// The running instance asked to stop is gone (down, or a fresh activation
 /// replaced it).
 fn acked(n: &TaskNode) -> bool {
@@ -358,18 +381,11 @@ impl<const N: usize> StopWave<N> {
             let Some(&l) = self.left.get(i) else { break };
             if l == OUT {
                 let left = &self.left;
-                if !graph.deps[i]
-                    .iter()
-                    .any(|&d| left.get(d as usize).is_some_and(|&l| l != OUT))
-                {
-                    continue;
-                }
-                let Some(n) = graph.node(i) else { continue };
-                let seen = n.state();
-                if seen.is_detached() {
-                    continue;
-                }
-                n.hold_given(seen);
+                let joined =
+                    hold_if_dependent(graph, i, |d| left.get(d).is_some_and(|&l| l != OUT));
+                let Some((n, seen)) = joined else { continue };
+                #[cfg(not(feature = "pool"))]
+                let _ = n;
                 #[cfg(feature = "pool")]
                 if n.pool.is_some() {
                     behind |= self.latch(i, Latch::Held, pos - 1, &mut lo, &mut hi);
