@@ -26,10 +26,12 @@ mod start_wave;
 mod stop_wave;
 mod wave_clock;
 
-use chain_stop::{Bits, GraphStop};
+use chain_stop::{Bits, GraphStop, UsesBits};
 use core::marker::PhantomData;
 use start_wave::{FastPath, Want};
-use stop_wave::{OnMiss, Race, deactivate_wave, stop_wave};
+#[cfg(loom)]
+use stop_wave::stop_wave;
+use stop_wave::{OnMiss, Race, StopWave, WaveCode, typed_wave};
 
 #[allow(deprecated)]
 pub use restart::{RestartError, RestartRefusal};
@@ -68,6 +70,10 @@ pub struct Supervisor<const N: usize, const USES: u8 = { crate::uses::ALL }> {
     /// Teardowns in flight: while one runs, no bring-up spawns (one that
     /// began after it would put a dependent back on a node it stops next).
     tearing: AtomicU8,
+    /// The stop wave's code, for a `USES` with neither width bit or both
+    /// (`Supervisor<N>`): picked in const evaluation from the graph, and
+    /// `None` for a chain (see [`whole_graph_wave`](Self::whole_graph_wave)).
+    wave: Option<&'static WaveCode<N>>,
     #[cfg(feature = "controller")]
     pub(crate) controller: Option<&'static dyn crate::controller_port::DriveController>,
 }
@@ -128,6 +134,14 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 halted: AtomicBool::new(false),
                 teardowns: AtomicU32::new(0),
                 tearing: AtomicU8::new(0),
+                // Only for a type that names no one width (a typed
+                // supervisor names its code: `whole_stop`), and never for a
+                // chain: the one reference to the wave's code.
+                wave: match USES & WIDTH {
+                    uses::CHAIN | uses::WAVE => None,
+                    _ if graph.is_chain() => None,
+                    _ => Some(&WaveCode::CODE),
+                },
                 #[cfg(feature = "controller")]
                 controller: None,
             }
@@ -258,31 +272,44 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
 
     /// The stop of every node of the graph: the chain's one at a time, or
     /// the stop wave ([`GraphStop`] holds either; no `async` wrapper state
-    /// around it).
+    /// around it). A type with one width bit names one of them (a
+    /// constant); `Supervisor<N>` runs the wave through the code `over`
+    /// picked for its graph, if any.
     fn whole_graph_wave(&self, on_miss: OnMiss) -> impl Future<Output = Result<(), NodeFault>> {
-        if self.chain() {
-            return GraphStop::Chain {
-                stop: chain_stop::chain_stop(self.graph, on_miss),
-                bits: PhantomData::<Bits<USES>>,
-            };
-        }
+        let bits = PhantomData::<Bits<USES>>;
+        let wave = match self.whole_stop() {
+            WholeStop::Chain => {
+                return GraphStop::Chain {
+                    stop: chain_stop::chain_stop(self.graph, on_miss),
+                    bits,
+                };
+            }
+            WholeStop::Wave(picked) => picked.map(|code| code.all),
+        };
+        // A typed wave chooses here; the picked `all` chooses itself.
         let all = (0, N.saturating_sub(1));
+        let choose = move |w: &mut StopWave<N>| {
+            if <Bits<USES> as UsesBits>::ONE_WIDTH {
+                w.join_span(all.0, all.1, &|_| true)
+            }
+        };
         GraphStop::Wave {
-            stop: stop_wave(self.graph, all, |_| true, on_miss, Race::Halted),
-            bits: PhantomData,
+            stop: typed_wave::<N, Bits<USES>>(self.graph, choose, on_miss, Race::Halted, wave),
+            bits,
         }
     }
 
-    /// The graph is a chain ([`uses::CHAIN`]): what the type says (a
-    /// constant: a supervisor typed with its graph's bits links only the
-    /// whole-graph stop the graph's width needs), else the graph itself
-    /// (a load, for `Supervisor<N>`).
+    /// Which whole-graph stop this supervisor runs: what the type says (a
+    /// constant, for one width bit: no load), else what `over` picked for
+    /// the graph (`Supervisor<N>`).
     #[inline(always)]
-    fn chain(&self) -> bool {
+    fn whole_stop(&self) -> WholeStop<N> {
         match USES & WIDTH {
-            uses::CHAIN => true,
-            uses::WAVE => false,
-            _ => self.graph.is_chain(),
+            uses::CHAIN => WholeStop::Chain,
+            uses::WAVE => WholeStop::Wave(None),
+            _ => self
+                .wave
+                .map_or(WholeStop::Chain, |code| WholeStop::Wave(Some(code))),
         }
     }
 
@@ -623,16 +650,22 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         // bring-up path (a pool regrow) can restart a member while its
         // siblings are being stopped. A chain's stop does the same, one
         // node at a time.
-        let stop = if self.chain() {
-            GraphStop::Chain {
+        let bits = PhantomData::<Bits<USES>>;
+        let stop = match self.whole_stop() {
+            WholeStop::Chain => GraphStop::Chain {
                 stop: chain_stop::chain_deactivate(self.graph, seed),
-                bits: PhantomData::<Bits<USES>>,
-            }
-        } else {
-            GraphStop::Wave {
-                stop: deactivate_wave(self.graph, seed),
-                bits: PhantomData,
-            }
+                bits,
+            },
+            WholeStop::Wave(picked) => GraphStop::Wave {
+                stop: typed_wave::<N, Bits<USES>>(
+                    self.graph,
+                    move |w| w.join_dependents(seed),
+                    OnMiss::Abort,
+                    Race::Any,
+                    picked.map(|code| code.chosen),
+                ),
+                bits,
+            },
         };
         stop.await?;
         // The latch alone is a change drivers react to (a controller slot
@@ -1020,6 +1053,14 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     }
 }
 
+/// A whole-graph stop ([`Supervisor::whole_stop`]): the chain's, or the
+/// wave, with the code `over` picked for the graph unless the type names
+/// it (`None`).
+enum WholeStop<const N: usize> {
+    Chain,
+    Wave(Option<&'static WaveCode<N>>),
+}
+
 /// The width bits of a `USES` parameter: exactly one links only that
 /// whole-graph stop; neither or both, both (chosen at run time).
 const WIDTH: u8 = uses::WAVE | uses::CHAIN;
@@ -1182,5 +1223,39 @@ fn wanted_now(node: &TaskNode, modes: u8) -> bool {
 fn resume_if_parked(node: &'static TaskNode) {
     if !node.state().is_blocked() && node.is_parked() {
         node.resume_parked();
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{Supervisor, WholeStop};
+    use crate::{Graph, Mode, NodeSpec, TaskNode, uses};
+
+    static A: TaskNode = TaskNode::new(&NodeSpec::new("A", Mode::Terminate));
+    static B: TaskNode = TaskNode::new(&NodeSpec::new("B", Mode::Terminate));
+    static C: TaskNode = TaskNode::new(&NodeSpec::new("C", Mode::Terminate));
+    // B and C both depend on A and not on each other: a wave's graph.
+    static CHAIN: Graph<2> = Graph::new([Some(&A), Some(&B)], [&[], &[0]]);
+    static WIDE: Graph<3> = Graph::new([Some(&A), Some(&B), Some(&C)], [&[], &[0], &[0]]);
+
+    // What `over` picks in const evaluation, as the statics users write.
+    static CHAIN_SUP: Supervisor<2> = Supervisor::new(&CHAIN);
+    static WIDE_SUP: Supervisor<3> = Supervisor::new(&WIDE);
+    static WIDE_TYPED: Supervisor<3, { uses::ALL | uses::WAVE }> = Supervisor::with_uses(&WIDE);
+    static CHAIN_TYPED: Supervisor<2, { uses::ALL | uses::CHAIN }> = Supervisor::with_uses(&CHAIN);
+
+    #[test]
+    fn the_wave_code_is_held_only_by_an_untyped_supervisor_of_a_wide_graph() {
+        // The pointer is the one reference to the wave's code in an
+        // untyped build: a chain's supervisor holds none.
+        assert!(CHAIN_SUP.wave.is_none());
+        assert!(matches!(CHAIN_SUP.whole_stop(), WholeStop::Chain));
+        assert!(WIDE_SUP.wave.is_some());
+        assert!(matches!(WIDE_SUP.whole_stop(), WholeStop::Wave(Some(_))));
+        // A type with one width bit names its stop itself.
+        assert!(WIDE_TYPED.wave.is_none());
+        assert!(matches!(WIDE_TYPED.whole_stop(), WholeStop::Wave(None)));
+        assert!(CHAIN_TYPED.wave.is_none());
+        assert!(matches!(CHAIN_TYPED.whole_stop(), WholeStop::Chain));
     }
 }

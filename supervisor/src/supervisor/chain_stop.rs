@@ -60,6 +60,12 @@ pub(super) struct Bits<const USES: u8>;
 /// What [`GraphStop`] reads of its supervisor's type.
 pub(super) trait UsesBits {
     const USES: u8;
+    /// Exactly one width bit: the type names its one whole-graph stop
+    /// (else the graph's `WaveCode` pointer, if any, names the wave).
+    const ONE_WIDTH: bool = {
+        let width = Self::USES & (uses::WAVE | uses::CHAIN);
+        width == uses::WAVE || width == uses::CHAIN
+    };
 }
 
 impl<const USES: u8> UsesBits for Bits<USES> {
@@ -140,9 +146,9 @@ fn latch_members<const N: usize>(graph: &'static Graph<N>, seed: usize) -> [bool
 
 pin_project_lite::pin_project! {
     /// A whole-graph stop: the chain's or the wave's, chosen when built
-    /// (`Supervisor::chain`). Its poll tests the type's bits first (a
-    /// constant): a supervisor typed with a chain's bits links no wave
-    /// code, one typed with a wide graph's none of the chain's.
+    /// (`Supervisor::whole_graph_wave`). Its poll tests the type's bits
+    /// first (a constant): a supervisor typed with a chain's bits links no
+    /// wave code, one typed with a wide graph's none of the chain's.
     #[project = GraphStopProj]
     pub(super) enum GraphStop<C, W, B> {
         Chain { #[pin] stop: C, bits: PhantomData<B> },
@@ -164,7 +170,7 @@ where
         match self.project() {
             GraphStopProj::Chain { stop, .. } if width != uses::WAVE => stop.poll(cx),
             GraphStopProj::Wave { stop, .. } if width != uses::CHAIN => stop.poll(cx),
-            // Never built for this type (`Supervisor::chain`).
+            // Never built for this type (`Supervisor::whole_graph_wave`).
             _ => Poll::Ready(Ok(())),
         }
     }

@@ -34,8 +34,9 @@
 //! dependents still up (2 bytes), a place in the in-flight list (1 byte)
 //! and a deadline (4 bytes: [`wave_clock`] units from
 //! the wave's base, 8 bytes once per wave; an ack timeout of any length,
-//! never early). Choosing the members reads each candidate's flags once (for [`deactivate_wave`], one pass over the dependency
-//! order from the target to its last transitive dependent,
+//! never early). Choosing the members reads each candidate's flags once
+//! (for `deactivate`'s, [`StopWave::join_dependents`]: one pass over the
+//! dependency order from the target to its last transitive dependent,
 //! [`Graph::reach`], which also latches the holds);
 //! counting is a walk from the running members down their dependencies,
 //! so a member that is down and orders nothing costs nothing more. Each
@@ -100,7 +101,7 @@ pub(crate) enum OnMiss {
 }
 
 /// One stop wave over a set of a graph's slots.
-struct StopWave<const N: usize> {
+pub(crate) struct StopWave<const N: usize> {
     graph: &'static Graph<N>,
     /// Per slot: [`OUT`], [`FLYING`], [`UNSEEN`], [`DONE`], or
     /// [`NONE_UP`] plus the count of its dependents in the wave not yet
@@ -227,38 +228,92 @@ pub(crate) fn stop_wave<const N: usize>(
     on_miss: OnMiss,
     race: Race,
 ) -> impl Future<Output = Result<(), NodeFault>> {
-    run_wave(graph, on_miss, race, move |w: &mut StopWave<N>| {
+    direct_wave(graph, on_miss, race, move |w: &mut StopWave<N>| {
         w.join_span(lo, hi, &member)
     })
 }
 
-/// `deactivate`'s wave: latch `disabled` on the node in slot `seed` (with
-/// its whole pool), the collateral hold on its transitive dependents (with
-/// their pools; detached nodes never join, nor what depends on the target
-/// only through one), and stop them all as one wave, aborting at the first
-/// missed ack. Each member is latched as it joins, before any stop, so no
-/// bring-up path (a pool regrow) restarts a member while its siblings stop.
-/// Choosing costs one pass over the dependency order from the target to
-/// its last transitive dependent ([`Graph::reach`]), a flag read or two per
-/// node there: a target with no dependents reads no other node.
-pub(crate) fn deactivate_wave<const N: usize>(
-    graph: &'static Graph<N>,
-    seed: usize,
-) -> impl Future<Output = Result<(), NodeFault>> {
-    run_wave(
-        graph,
-        OnMiss::Abort,
-        Race::Any,
-        move |w: &mut StopWave<N>| w.join_dependents(seed),
-    )
-}
-
-/// Run a wave whose members `choose` picks at the first poll.
-async fn run_wave<const N: usize>(
+/// A wave whose code the caller names: `choose` picks the members at the
+/// first poll.
+fn direct_wave<const N: usize>(
     graph: &'static Graph<N>,
     on_miss: OnMiss,
     race: Race,
     choose: impl FnOnce(&mut StopWave<N>),
+) -> impl Future<Output = Result<(), NodeFault>> {
+    let mut choose = Some(choose);
+    run_wave(graph, on_miss, race, move |w, cx, observer| {
+        w.choose_then_poll(choose.take(), cx, observer)
+    })
+}
+
+/// A wave's code behind one pointer: at the first call (`true`), choose
+/// ([`WaveCode::all`]) and ask; at every call, wait.
+pub(crate) type WaveStep<const N: usize> = fn(
+    &mut StopWave<N>,
+    bool,
+    &mut Context<'_>,
+    Pin<&mut Observer>,
+) -> Poll<Result<(), ShutdownTimeout>>;
+
+/// The stop wave's code a `Supervisor<N>` holds for a graph that is not
+/// a chain, picked in const evaluation from the graph
+/// (`Supervisor::over`): these pointers are the one reference to the
+/// wave's code in that type's build, so the build of a chain links none of
+/// it. (A supervisor typed with one width bit names its code instead:
+/// [`typed_wave`].)
+#[derive(Clone, Copy)]
+pub(crate) struct WaveCode<const N: usize> {
+    /// A teardown's: every slot joins ([`StopWave::step_all`]).
+    pub(crate) all: WaveStep<N>,
+    /// A wave whose members joined before its first poll (`deactivate`'s,
+    /// [`StopWave::join_dependents`]): [`StopWave::step_chosen`].
+    pub(crate) chosen: WaveStep<N>,
+}
+
+impl<const N: usize> WaveCode<N> {
+    pub(crate) const CODE: Self = Self {
+        all: StopWave::step_all,
+        chosen: StopWave::step_chosen,
+    };
+}
+
+/// A supervisor's wave, typed `B`: `choose` picks the members at the
+/// first poll, then the wave runs. A type with one width bit
+/// (`B::ONE_WIDTH`, a constant) runs the code it names; any other runs
+/// `picked`, the pointer its graph's [`WaveCode`] holds (`choose` then
+/// picks what that code does not: nothing for [`WaveCode::all`]).
+pub(crate) fn typed_wave<const N: usize, B: super::chain_stop::UsesBits>(
+    graph: &'static Graph<N>,
+    choose: impl FnOnce(&mut StopWave<N>),
+    on_miss: OnMiss,
+    race: Race,
+    picked: Option<WaveStep<N>>,
+) -> impl Future<Output = Result<(), NodeFault>> {
+    let mut choose = Some(choose);
+    run_wave(graph, on_miss, race, move |w, cx, observer| {
+        if B::ONE_WIDTH {
+            return w.choose_then_poll(choose.take(), cx, observer);
+        }
+        let first = choose.take().map(|choose| choose(w)).is_some();
+        match picked {
+            Some(step) => step(w, first, cx, observer),
+            // Never built (`Supervisor::whole_graph_wave`): a chain.
+            None => Poll::Ready(Ok(())),
+        }
+    })
+}
+
+/// Run a wave that `poll` chooses at its first call, then drives.
+async fn run_wave<const N: usize>(
+    graph: &'static Graph<N>,
+    on_miss: OnMiss,
+    race: Race,
+    mut poll: impl FnMut(
+        &mut StopWave<N>,
+        &mut Context<'_>,
+        Pin<&mut Observer>,
+    ) -> Poll<Result<(), ShutdownTimeout>>,
 ) -> Result<(), NodeFault> {
     let raced = race == Race::Any;
     // Dropped after the wave (declared before it), done or dropped.
@@ -283,15 +338,10 @@ async fn run_wave<const N: usize>(
         again: false,
         raced,
     };
-    let mut choose = Some(choose);
     let mut observer = pin!(Observer::new());
     poll_fn(|cx| {
         wave.asked = false;
-        if let Some(choose) = choose.take() {
-            choose(&mut wave);
-            wave.ask_first(cx);
-        }
-        wave.poll_step(cx, observer.as_mut())
+        poll(&mut wave, cx, observer.as_mut())
     })
     .await
     .map_err(NodeFault::from)
@@ -338,7 +388,7 @@ impl<const N: usize> StopWave<N> {
 
     /// The members of a whole-graph or restart wave: the slots of ranks
     /// `lo..=hi` that `member` selects, in one pass over the span.
-    fn join_span(&mut self, lo: usize, hi: usize, member: &impl Fn(usize) -> bool) {
+    pub(crate) fn join_span(&mut self, lo: usize, hi: usize, member: &impl Fn(usize) -> bool) {
         let graph = self.graph;
         let Some(span) = graph.order.get(lo..=hi) else {
             return; // an empty span, or a graph of no slots: the empty wave
@@ -356,10 +406,20 @@ impl<const N: usize> StopWave<N> {
         self.count(top);
     }
 
-    /// The members of a deactivation (see [`deactivate_wave`]). Walking the
+    /// `deactivate`'s members: latch `disabled` on the node in slot `seed`
+    /// (with its whole pool), the collateral hold on its transitive
+    /// dependents (with their pools; detached nodes never join, nor what
+    /// depends on the target only through one); the wave stops them all,
+    /// aborting at the first missed ack. Each member is latched as it
+    /// joins, before any stop, so no bring-up path (a pool regrow)
+    /// restarts a member while its siblings stop. Choosing costs one pass
+    /// over the dependency order from the target to its last transitive
+    /// dependent ([`Graph::reach`]), a flag read or two per node there: a
+    /// target with no dependents reads no other node.
+    /// Walking the
     /// order forwards from the target visits every dependency before its
     /// dependents, and nothing before the target can be one: one pass.
-    fn join_dependents(&mut self, seed: usize) {
+    pub(crate) fn join_dependents(&mut self, seed: usize) {
         let graph = self.graph;
         let (mut lo, mut hi) = (N, 0);
         self.latch(seed, Latch::Disabled, 0, &mut lo, &mut hi);
@@ -708,6 +768,54 @@ impl<const N: usize> StopWave<N> {
         self.flight[..self.flying as usize]
             .iter()
             .any(|&i| self.graph.node(i as usize).is_none_or(acked))
+    }
+
+    /// A wave whose code its caller names: at the first poll (`choose`
+    /// given), choose and ask the first; then one poll.
+    #[inline(always)]
+    fn choose_then_poll(
+        &mut self,
+        choose: Option<impl FnOnce(&mut Self)>,
+        cx: &mut Context<'_>,
+        observer: Pin<&mut Observer>,
+    ) -> Poll<Result<(), ShutdownTimeout>> {
+        if let Some(choose) = choose {
+            choose(self);
+            self.ask_first(cx);
+        }
+        self.poll_step(cx, observer)
+    }
+
+    /// A teardown's wave behind a [`WaveStep`] ([`WaveCode::all`]): at
+    /// the first call, every slot joins and the first are asked; then one
+    /// poll.
+    pub(crate) fn step_all(
+        &mut self,
+        first: bool,
+        cx: &mut Context<'_>,
+        observer: Pin<&mut Observer>,
+    ) -> Poll<Result<(), ShutdownTimeout>> {
+        if first {
+            self.join_span(0, N.saturating_sub(1), &|_| true);
+        }
+        self.step_chosen(first, cx, observer)
+    }
+
+    /// A wave chosen already, behind a [`WaveStep`]
+    /// ([`WaveCode::chosen`]): at the first call, the first are asked;
+    /// then one poll. Out of line: [`step_all`](Self::step_all) ends in
+    /// it, so a build that links both holds one copy of the wave.
+    #[inline(never)]
+    pub(crate) fn step_chosen(
+        &mut self,
+        first: bool,
+        cx: &mut Context<'_>,
+        observer: Pin<&mut Observer>,
+    ) -> Poll<Result<(), ShutdownTimeout>> {
+        if first {
+            self.ask_first(cx);
+        }
+        self.poll_step(cx, observer)
     }
 
     fn poll_step(
