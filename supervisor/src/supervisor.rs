@@ -20,6 +20,7 @@ use crate::{Graph, TaskNode, notify, uses};
 #[cfg(feature = "restart")]
 mod auto;
 mod chain_stop;
+mod picked;
 mod restart;
 mod single_stop;
 mod start_wave;
@@ -28,6 +29,7 @@ mod wave_clock;
 
 use chain_stop::{Bits, GraphStop, UsesBits};
 use core::marker::PhantomData;
+use picked::{BRING_UP_BITS, Picked};
 use start_wave::{FastPath, Want};
 #[cfg(loom)]
 use stop_wave::stop_wave;
@@ -70,18 +72,23 @@ pub struct Supervisor<const N: usize, const USES: u8 = { crate::uses::ALL }> {
     /// Teardowns in flight: while one runs, no bring-up spawns (one that
     /// began after it would put a dependent back on a node it stops next).
     tearing: AtomicU8,
-    /// The stop wave's code, for a `USES` with neither width bit or both
-    /// (`Supervisor<N>`): picked in const evaluation from the graph, and
-    /// `None` for a chain (see [`whole_graph_wave`](Self::whole_graph_wave)).
-    wave: Option<&'static WaveCode<N>>,
+    /// The code for what the graph uses, where the type leaves it open
+    /// (`Supervisor<N>`): picked in const evaluation from the graph
+    /// (`supervisor/picked.rs`).
+    picked: &'static Picked<N, USES>,
     #[cfg(feature = "controller")]
     pub(crate) controller: Option<&'static dyn crate::controller_port::DriveController>,
 }
 
 impl<const N: usize> Supervisor<N> {
     const_unless_loom! {
-        /// A supervisor over `graph`, with the code for everything a graph can
-        /// use.
+        /// A supervisor over `graph`, for any graph. What the graph uses
+        /// (its gates, `Pause` nodes and width: [`Graph::uses`]) is picked
+        /// from it here: declared in a `static` (evaluated at compile
+        /// time), the supervisor links only the code its graph needs, as
+        /// one typed with the graph's `<GRAPH>_USES` and `<GRAPH>_WIDTH`
+        /// does ([`with_uses`](Self::with_uses)), up to a few hundred bytes
+        /// the typed form inlines (docs/runtime.md).
         pub const fn new(graph: &'static Graph<N>) -> Self {
             Self::over(graph)
         }
@@ -134,14 +141,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 halted: AtomicBool::new(false),
                 teardowns: AtomicU32::new(0),
                 tearing: AtomicU8::new(0),
-                // Only for a type that names no one width (a typed
-                // supervisor names its code: `whole_stop`), and never for a
-                // chain: the one reference to the wave's code.
-                wave: match USES & WIDTH {
-                    uses::CHAIN | uses::WAVE => None,
-                    _ if graph.is_chain() => None,
-                    _ => Some(&WaveCode::CODE),
-                },
+                picked: Picked::pick(graph),
                 #[cfg(feature = "controller")]
                 controller: None,
             }
@@ -307,9 +307,10 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         match USES & WIDTH {
             uses::CHAIN => WholeStop::Chain,
             uses::WAVE => WholeStop::Wave(None),
-            _ => self
-                .wave
-                .map_or(WholeStop::Chain, |code| WholeStop::Wave(Some(code))),
+            _ => match &self.picked.wave {
+                Some(code) => WholeStop::Wave(Some(code)),
+                None => WholeStop::Chain,
+            },
         }
     }
 
@@ -362,14 +363,29 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// nodes whose gates are open come up here, in order, with no per-node
     /// state. `None` if every node came up; otherwise the rank of the first
     /// that has to wait (or failed: its slot and fault), from which the
-    /// bring-up wave takes the rest of the order. A plain fn, not part of
-    /// the verb's future: its locals stay in registers.
-    fn fast_pass(
+    /// bring-up wave takes the rest of the order.
+    #[inline(always)]
+    fn fast_pass(&self, spawner: Spawner, modes: u8, era: u32) -> Option<FastPassEnd> {
+        match USES & BRING_UP_BITS {
+            0 => self.fast_pass_as::<0>(spawner, modes, era),
+            _ => match self.picked.fast_pass {
+                Some(fast_pass) => fast_pass(self, spawner, modes, era),
+                // Only a type without either bit holds none (and never
+                // gets here): the bring-up wave takes every rank.
+                None => Some((0, None)),
+            },
+        }
+    }
+
+    /// [`fast_pass`](Self::fast_pass) for gate and `Pause` bits `U`. A
+    /// plain fn, not part of the verb's future: its locals stay in
+    /// registers.
+    pub(super) fn fast_pass_as<const U: u8>(
         &self,
         spawner: Spawner,
         modes: u8,
         era: u32,
-    ) -> Option<(usize, Option<(usize, NodeFault)>)> {
+    ) -> Option<FastPassEnd> {
         for (rank, &i) in self.graph.order.iter().enumerate() {
             let Some(node) = self.graph.node(i as usize) else {
                 continue;
@@ -377,7 +393,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             if !wanted_now(node, modes) {
                 continue;
             }
-            return match self.bring_up_plain(node, spawner, era) {
+            return match self.bring_up_plain_as::<U>(node, spawner, era) {
                 Some(Ok(())) => continue,
                 Some(Err(e)) => Some((rank, Some((i as usize, e)))),
                 None => Some((rank, None)),
@@ -733,9 +749,24 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// for the gate, or one executor pass before its one retry. Loops
     /// over many nodes call this first and create a bring-up future only for
     /// a node that waits, so a node with open gates costs no future.
+    #[inline(always)]
+    pub(crate) fn bring_up_now(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<Result<(), NodeFault>> {
+        match USES & BRING_UP_BITS {
+            0 => self.bring_up_now_as::<0>(node, spawner, era),
+            _ => (self.picked.bring_up_now)(self, node, spawner, era),
+        }
+    }
+
+    /// [`bring_up_now`](Self::bring_up_now) for a graph whose gate and
+    /// `Pause` bits are `U` (the type's, or those `picked` found).
     // One out-of-line copy shared by every bring-up loop (flash).
     #[inline(never)]
-    pub(crate) fn bring_up_now(
+    pub(super) fn bring_up_now_as<const U: u8>(
         &self,
         node: &'static TaskNode,
         spawner: Spawner,
@@ -750,7 +781,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 return Some(self.spawned(node, Err(FaultKind::DepStopping { dep })));
             }
         }
-        if self.parked(node) {
+        if parked::<U>(node) {
             return Some(match node.try_begin_resume() {
                 Ok(before) => {
                     if let Some(dep) = self.still_clear(node, before, era) {
@@ -777,13 +808,13 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             }
             return Some(Ok(()));
         };
-        if self.has_gates(node) {
+        if self.has_gates::<U>(node) {
             // Up already (another bring-up won while this one waited): its
             // outcome is ours.
             if node.is_running() {
                 return Some(Ok(()));
             }
-            if self.closed_gate(node).is_some() {
+            if self.closed_gate_as::<U>(node).is_some() {
                 return None;
             }
         }
@@ -838,13 +869,28 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         spawner: Spawner,
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
+        match USES & BRING_UP_BITS {
+            0 => self.bring_up_plain_as::<0>(node, spawner, era),
+            _ => (self.picked.bring_up_now)(self, node, spawner, era),
+        }
+    }
+
+    /// [`bring_up_plain`](Self::bring_up_plain) for gate and `Pause` bits
+    /// `U`.
+    #[inline(always)]
+    fn bring_up_plain_as<const U: u8>(
+        &self,
+        node: &'static TaskNode,
+        spawner: Spawner,
+        era: u32,
+    ) -> Option<Result<(), NodeFault>> {
         match node.spawn_fn() {
             // A stopping dependency is `spawn_now`'s to find (after its
             // atomic step, where no stop wave can slip in unseen).
-            Some(spawn) if !self.parked(node) && !self.has_gates(node) => {
+            Some(spawn) if !parked::<U>(node) && !self.has_gates::<U>(node) => {
                 self.spawn_now(node, spawn, spawner, era)
             }
-            _ => self.bring_up_now(node, spawner, era),
+            _ => self.bring_up_now_as::<U>(node, spawner, era),
         }
     }
 
@@ -943,33 +989,21 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         self.spawned(node, Err(kind))
     }
 
-    /// The graph may have gates / `Pause` nodes (see [`uses`](crate::uses)):
-    /// what the type says (`USES`, a constant: a bit left out links none of
-    /// its code), then what the graph declares (`Graph::uses`, a load: a
-    /// supervisor typed `Supervisor<N>`, as `Supervisor::new` builds it,
-    /// still skips what its graph does not declare).
+    /// The graph may have gates (see [`uses`](crate::uses)): what the type
+    /// says (`USES`, a constant: a bit left out links none of its code),
+    /// then what `picked` found in the graph (a load, for a type that
+    /// leaves the bit open).
     #[inline(always)]
     pub(super) fn gates(&self) -> bool {
-        USES & uses::GATES != 0 && self.graph.uses() & uses::GATES != 0
-    }
-
-    #[inline(always)]
-    fn pauses(&self) -> bool {
-        USES & uses::PAUSE != 0 && self.graph.uses() & uses::PAUSE != 0
-    }
-
-    /// A parked `Pause` instance, to resume in place (never, for a graph
-    /// without `Pause` nodes).
-    #[inline(always)]
-    fn parked(&self, node: &'static TaskNode) -> bool {
-        self.pauses() && node.is_parked()
+        USES & uses::GATES != 0 && self.picked.gates
     }
 
     /// The node waits for something before it spawns: a resource or
     /// executor slot, or (feature `readiness`) a `ready` dependency. Never,
-    /// for a graph without gates (see [`uses`](crate::uses)).
-    fn has_gates(&self, node: &'static TaskNode) -> bool {
-        if !self.gates() {
+    /// for a graph without gates (`U`, see [`uses`](crate::uses)).
+    #[inline(always)]
+    fn has_gates<const U: u8>(&self, node: &'static TaskNode) -> bool {
+        if U & uses::GATES == 0 {
             return false;
         }
         let gated = !node.gates().is_empty();
@@ -985,8 +1019,24 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// The first closed gate of `node`: its resource and executor slots in
     /// declaration order, then (feature `readiness`) its `ready` dependencies;
     /// with the fault a bring-up reports if it stays closed.
+    #[inline(always)]
     fn closed_gate(&self, node: &'static TaskNode) -> Option<(Cond<'static>, FaultKind)> {
-        if !self.gates() {
+        match USES & uses::GATES {
+            0 => None,
+            _ => self
+                .picked
+                .closed_gate
+                .and_then(|closed| closed(self, node)),
+        }
+    }
+
+    /// [`closed_gate`](Self::closed_gate) for a graph whose gate bit is in
+    /// `U` (never a gate without it).
+    pub(super) fn closed_gate_as<const U: u8>(
+        &self,
+        node: &'static TaskNode,
+    ) -> Option<(Cond<'static>, FaultKind)> {
+        if U & uses::GATES == 0 {
             return None;
         }
         let gates = node.gates().iter().enumerate();
@@ -1052,6 +1102,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         Err(fault)
     }
 }
+
+/// Where a whole-graph fast pass stopped ([`Supervisor::fast_pass`]): the
+/// rank of the first node that has to wait, and the slot and fault of one
+/// that failed, if that is why.
+pub(super) type FastPassEnd = (usize, Option<(usize, NodeFault)>);
 
 /// A whole-graph stop ([`Supervisor::whole_stop`]): the chain's, or the
 /// wave, with the code `over` picked for the graph unless the type names
@@ -1220,6 +1275,13 @@ fn wanted_now(node: &TaskNode, modes: u8) -> bool {
     node.state().may_come_up() && modes & (1 << node.mode() as u8) != 0
 }
 
+/// A parked `Pause` instance, to resume in place (never, for a graph
+/// without `Pause` nodes: `U`, see [`uses`](crate::uses)).
+#[inline(always)]
+fn parked<const U: u8>(node: &'static TaskNode) -> bool {
+    U & uses::PAUSE != 0 && node.is_parked()
+}
+
 fn resume_if_parked(node: &'static TaskNode) {
     if !node.state().is_blocked() && node.is_parked() {
         node.resume_parked();
@@ -1243,19 +1305,33 @@ mod tests {
     static WIDE_SUP: Supervisor<3> = Supervisor::new(&WIDE);
     static WIDE_TYPED: Supervisor<3, { uses::ALL | uses::WAVE }> = Supervisor::with_uses(&WIDE);
     static CHAIN_TYPED: Supervisor<2, { uses::ALL | uses::CHAIN }> = Supervisor::with_uses(&CHAIN);
+    static PLAIN: Graph<2> = Graph::new([Some(&A), Some(&B)], [&[], &[0]]).__declare_uses(0);
+    static PLAIN_SUP: Supervisor<2> = Supervisor::new(&PLAIN);
+    static PLAIN_TYPED: Supervisor<2, { uses::CHAIN }> = Supervisor::with_uses(&PLAIN);
 
     #[test]
-    fn the_wave_code_is_held_only_by_an_untyped_supervisor_of_a_wide_graph() {
+    fn the_wave_code_is_picked_only_by_an_untyped_supervisor_of_a_wide_graph() {
         // The pointer is the one reference to the wave's code in an
         // untyped build: a chain's supervisor holds none.
-        assert!(CHAIN_SUP.wave.is_none());
+        assert!(CHAIN_SUP.picked.wave.is_none());
         assert!(matches!(CHAIN_SUP.whole_stop(), WholeStop::Chain));
-        assert!(WIDE_SUP.wave.is_some());
+        assert!(WIDE_SUP.picked.wave.is_some());
         assert!(matches!(WIDE_SUP.whole_stop(), WholeStop::Wave(Some(_))));
         // A type with one width bit names its stop itself.
-        assert!(WIDE_TYPED.wave.is_none());
+        assert!(WIDE_TYPED.picked.wave.is_none());
         assert!(matches!(WIDE_TYPED.whole_stop(), WholeStop::Wave(None)));
-        assert!(CHAIN_TYPED.wave.is_none());
+        assert!(CHAIN_TYPED.picked.wave.is_none());
         assert!(matches!(CHAIN_TYPED.whole_stop(), WholeStop::Chain));
+    }
+
+    #[test]
+    fn the_bring_up_code_is_picked_for_the_graph_s_own_bits() {
+        // A hand-built graph declares every bit: the gate code is picked.
+        assert!(CHAIN_SUP.picked.gates && CHAIN_SUP.gates());
+        // A graph that declares none: the code without gates, under the
+        // type that leaves every bit open.
+        assert!(!PLAIN_SUP.picked.gates && !PLAIN_SUP.gates());
+        // A type without the gate bit never tests for a gate.
+        assert!(!PLAIN_TYPED.gates());
     }
 }

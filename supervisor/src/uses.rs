@@ -26,11 +26,13 @@
 //! ```
 //!
 //! `Supervisor<N>` itself (the specification's
-//! `static SUP: Supervisor<N> = Supervisor::new(&GRAPH)`) reads the same bits
-//! from its graph at run time: its bring-ups skip the gate and parked-instance
-//! checks the graph does not declare (a load per check), but the code stays in
-//! the program. A `static` must name its type, and `Supervisor<N>` names the
-//! default, so only the typed form can leave the code out.
+//! `static SUP: Supervisor<N> = Supervisor::new(&GRAPH)`) picks the same
+//! bits, and the graph's width, from its graph when the `static` is
+//! evaluated (at compile time): it holds a pointer to the code for exactly
+//! what the graph uses, and the rest is never referenced, so never linked.
+//! That form calls the picked code out of line, where the typed form
+//! inlines some of it: a few hundred bytes more (docs/runtime.md has the
+//! figures).
 //!
 //! A supervisor whose parameter leaves out something its graph uses does
 //! not compile (its `static` fails const evaluation in `with_uses`), so the
@@ -63,8 +65,8 @@ pub const WAVE: u8 = 1 << 2;
 /// and a `deactivate` stop one node at a time, the last first, with no wave
 /// state. A supervisor typed `Supervisor<N, { GRAPH_USES | GRAPH_WIDTH }>`
 /// links only the stop its graph's width needs; with neither width bit
-/// (`Supervisor<N>`, `Supervisor<N, GRAPH_USES>`) it links both and reads
-/// the graph's width at run time.
+/// (`Supervisor<N>`, `Supervisor<N, GRAPH_USES>`) the width is picked from
+/// the graph in const evaluation (a chain links no wave code).
 pub const CHAIN: u8 = 1 << 3;
 
 /// Every bit a graph can declare: what `Supervisor<N>` means, and what a
