@@ -100,11 +100,13 @@ for board in $BOARDS; do
     run_one "$side" "$board" pool POOL CHAIN 1 4 0
   done
   # What typing the supervisor with the graph's uses saves: ours again,
-  # typed `Supervisor<N>` (every bit).
+  # typed `Supervisor<N>` (the spec's `Supervisor::new(&GRAPH)`, which picks
+  # the graph's code in const evaluation).
   echo "== $board ours-every" >&2
   run_one ours-every "$board" cost CHAIN64 CHAIN 64 0
   run_one ours-every "$board" fp FP CHAIN 8 4
   run_one ours-every "$board" fp CORE12 CHAIN 12 0
+  run_one ours-every "$board" fprun FPRUN CHAIN 8 4
 done
 
 # The controller against taskvisor, on the host.

@@ -288,12 +288,13 @@ def uses_table():
             continue
         every, typed = {}, {}
         for side, into in (("ours-every", every), ("ours", typed)):
-            for w in ("FP", "CORE12"):
-                into[w] = read(os.path.join(d, f"{side}.fp.{w}.txt"))[2].get(w)
+            for w in ("FP", "CORE12", "FPRUN"):
+                bin_ = "fprun" if w == "FPRUN" else "fp"
+                into[w] = read(os.path.join(d, f"{side}.{bin_}.{w}.txt"))[2].get(w)
             into["cost"] = read(os.path.join(d, f"{side}.cost.CHAIN64.txt"))[0]
         if every["CORE12"] is None and not every["cost"]:
             continue
-        for w in ("FP", "CORE12"):
+        for w in ("FP", "CORE12", "FPRUN"):
             a, b = every[w], typed[w]
             if a is None or b is None:
                 out.append(f"| {board} | {w} flash / RAM (B) | – | – | – |")
@@ -302,7 +303,7 @@ def uses_table():
             out.append(
                 f"| {board} | {w} flash / RAM (B) | {fa} / {ra} | {fb} / {rb} | {sign(fb - fa)} / {sign(rb - ra)} |"
             )
-        for op in ("start", "teardown", "respawn_terminate", "activate(last)"):
+        for op in ("start", "teardown", "respawn_terminate", "deactivate(root)", "activate(last)"):
             a = every["cost"].get(("CHAIN", 64, op))
             b = typed["cost"].get(("CHAIN", 64, op))
             if a is None or b is None or a[1] is None or b[1] is None:
@@ -403,9 +404,11 @@ def main():
             "`GRAPH_WIDTH` is `CHAIN` for CHAIN and CORE12 and `WAVE` for WIDE and for FP (whose "
             "pool members have no order between them). The side `ours` above is typed "
             "`Supervisor<N, { GRAPH_USES | GRAPH_WIDTH }>`. Here the same builds typed "
-            "`Supervisor<N>` (every `uses` bit and no width bit, so both whole-graph stops "
-            "linked and chosen at run time; `ours/` with feature `every-use`) are set against "
-            "them, from this run."
+            "`Supervisor<N>` (the specification's `static SUP: Supervisor<N> = "
+            "Supervisor::new(&GRAPH)`, every `uses` bit and no width bit: it picks the code for "
+            "its graph's bits and width in const evaluation, `supervisor/picked.rs`; `ours/` "
+            "with feature `every-use`) are set against them, from this run. FPRUN is the shape "
+            "an application ships: `run()` with control."
         )
         p()
         for line in ut:

@@ -31,8 +31,6 @@ use chain_stop::{Bits, GraphStop, UsesBits};
 use core::marker::PhantomData;
 use picked::{BRING_UP_BITS, Picked};
 use start_wave::{FastPath, Want};
-#[cfg(loom)]
-use stop_wave::stop_wave;
 use stop_wave::{OnMiss, Race, StopWave, WaveCode, typed_wave};
 
 #[allow(deprecated)]
@@ -320,7 +318,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     #[cfg(loom)]
     pub(crate) fn stop_wave_alone(&self) -> impl Future<Output = Result<(), NodeFault>> {
         let all = (0, N.saturating_sub(1));
-        stop_wave(self.graph, all, |_| true, OnMiss::Abort, Race::Any)
+        let choose = move |w: &mut StopWave<N>| w.join_span(all.0, all.1, &|_| true);
+        // The wave's own code, named (as a type with `uses::WAVE` does).
+        typed_wave::<N, Bits<{ uses::WAVE }>>(self.graph, choose, OnMiss::Abort, Race::Any, None)
     }
 
     /// The wake half of a sleep cycle: reset and respawn every down

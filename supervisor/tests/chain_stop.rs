@@ -3,10 +3,11 @@
 //! with its own ack window; `teardown` never stops a wedged node's
 //! dependencies, `teardown_continue` does; detached nodes are skipped;
 //! `deactivate` latches the target and holds its dependents (not through a
-//! detached node) before any stop, and aborts at a missed ack. Run through a
-//! typed supervisor (which links only the chain's stop), one typed with no
-//! width bit and `Supervisor<N>` over a hand-built chain (both choose at
-//! run time).
+//! detached node) before any stop, and aborts at a missed ack; `restart`
+//! cycles a node and its dependents the same way. Run through a typed
+//! supervisor (which links only the chain's stop), one typed with no width
+//! bit and `Supervisor<N>` over a hand-built chain (both pick the chain's
+//! stop from the graph in const evaluation).
 mod common;
 
 use std::sync::Mutex;
@@ -93,13 +94,13 @@ mod typed {
         node D = Terminate, deps: [C], spawn: spawn;
     }
     pub static SUP: Supervisor<4, { GRAPH_USES | GRAPH_WIDTH }> = Supervisor::with_uses(&GRAPH);
-    /// Typed with no width bit: it links both stops and chooses at run time.
+    /// Typed with no width bit: it picks the chain's stop from the graph.
     pub static SUP0: Supervisor<4, GRAPH_USES> = Supervisor::with_uses(&GRAPH);
     pub const ALL: [&TaskNode; 4] = [&A, &B, &C, &D];
 }
 
 /// The same chain, hand-built, under `Supervisor<N>` (every bit: the
-/// stop is chosen at run time).
+/// stop is picked from the graph).
 mod built {
     use super::*;
 
@@ -276,6 +277,43 @@ fn deactivate_on_a_chain_latches_then_stops_its_dependents_first() {
     common::run(&built::ALL, |s| s.spawn(drive(s).unwrap()));
 }
 
+#[test]
+fn restart_on_a_chain_cycles_the_node_and_its_dependents_one_at_a_time() {
+    #[embassy_executor::task]
+    async fn drive(s: Spawner) {
+        for (sup, all) in sups() {
+            let [a, b, c, d] = all;
+            clear([0, 5, 5, 5]);
+            sup.start(s).await;
+            common::settle().await;
+            let (r, took) = common::stepped(sup.restart(b, s)).await;
+            r.unwrap();
+            assert_eq!(asked(), ["D", "C", "B"], "dependents first, A untouched");
+            assert!((15..=20).contains(&took), "one at a time: {took} ms");
+            assert!(VIOLATIONS.lock().unwrap().is_empty());
+            common::settle().await;
+            assert!(all.iter().all(|n| n.is_running() && !n.is_held()));
+
+            // C never acks: the restart returns its miss; B is never asked
+            // and A runs on.
+            clear([0, 0, NEVER, 0]);
+            let (r, took) = common::stepped(sup.restart(b, s)).await;
+            assert_eq!(r.unwrap_err().node.name, "C");
+            assert!((2000..=2004).contains(&took), "C's own window: {took} ms");
+            assert_eq!(asked(), ["D", "C"]);
+            assert!(a.is_running() && b.is_running() && !b.shutdown_requested());
+            assert!(!d.is_running());
+            DELAY[2].store(0, Ordering::SeqCst);
+            common::wait_until(|| !c.is_running(), Duration::from_secs(1))
+                .await
+                .unwrap();
+            common::stepped(sup.teardown()).await.0.unwrap();
+        }
+        common::pass();
+    }
+    common::run(&built::ALL, |s| s.spawn(drive(s).unwrap()));
+}
+
 /// Every supervisor of this file with its nodes: each test runs on each.
 fn sups() -> Vec<(&'static dyn Stop, [&'static TaskNode; 4])> {
     vec![
@@ -305,6 +343,11 @@ trait Stop: Sync {
         n: &'static TaskNode,
         s: Spawner,
     ) -> core::pin::Pin<Box<dyn Future<Output = ()>>>;
+    fn restart(
+        &'static self,
+        n: &'static TaskNode,
+        s: Spawner,
+    ) -> core::pin::Pin<Box<dyn Future<Output = Result<(), embassy_supervisor::NodeFault>>>>;
 }
 
 impl<const USES: u8> Stop for Supervisor<4, USES> {
@@ -333,5 +376,12 @@ impl<const USES: u8> Stop for Supervisor<4, USES> {
         s: Spawner,
     ) -> core::pin::Pin<Box<dyn Future<Output = ()>>> {
         Box::pin(async move { Supervisor::activate(self, n, s).await.unwrap() })
+    }
+    fn restart(
+        &'static self,
+        n: &'static TaskNode,
+        s: Spawner,
+    ) -> core::pin::Pin<Box<dyn Future<Output = Result<(), embassy_supervisor::NodeFault>>>> {
+        Box::pin(Supervisor::restart(self, n, s))
     }
 }

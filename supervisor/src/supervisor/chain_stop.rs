@@ -20,7 +20,7 @@ use core::task::{Context, Poll};
 use super::stop_wave::{Cover, OnMiss, hold_if_dependent};
 use crate::fault::NodeFault;
 use crate::sync::Ordering;
-use crate::{Graph, notify, uses};
+use crate::{Graph, TaskNode, notify, uses};
 
 /// Stop every up, supervised node of `graph`, the last rank first.
 pub(super) async fn chain_stop<const N: usize>(
@@ -76,53 +76,108 @@ impl<const USES: u8> UsesBits for Bits<USES> {
 /// and the collateral hold on its transitive dependents (detached nodes
 /// never join, nor what depends on the target only through one), every
 /// latch before any stop, as the wave's choice does; then stop the members
-/// the last rank first, one at a time. Bring-ups may race it (a restart,
-/// a pool, `start_node`), so each ask is the wave's two-phase ask: mark
-/// the node (`TaskNode::mark_asked`), fence, look for a member it passed
-/// that is up again (stop that one first), then request. The stop counts
-/// once in the stopping count for its whole run ([`Cover`]), before its
-/// first mark. A chain holds no pool of two members, so a member's pool
-/// is the member itself. Aborts at the first missed ack.
+/// the last rank first ([`MemberWalk`]). A chain holds no pool of two
+/// members, so a member's pool is the member itself. Aborts at the first
+/// missed ack.
 pub(super) async fn chain_deactivate<const N: usize>(
     graph: &'static Graph<N>,
     seed: usize,
 ) -> Result<(), NodeFault> {
+    // Before the first latch: a bring-up that reads the stopping count
+    // zero after its fence has no marked dependency to find.
     let _cover = Cover::raise();
-    let mut seen = notify::activations();
-    let (lo, hi) = (graph.rank(seed), graph.reach(seed));
     let member = latch_members(graph, seed);
-    let mut top = hi + 1;
-    while top > lo {
-        top -= 1;
-        let i = graph.order[top] as usize;
-        let Some(node) = graph.node(i).filter(|_| member[i]) else {
-            continue;
-        };
-        if node.mark_asked().is_err() {
-            continue; // down (or detached since): nothing to stop
-        }
-        // Pairs with the fence in a bring-up's `still_clear`.
-        crate::sync::fence(Ordering::SeqCst);
-        let now = notify::activations();
-        if now != seen {
-            seen = now;
-            let above = graph.order.get(top + 1..=hi).unwrap_or(&[]);
-            let back = above.iter().any(|&j| {
-                member[j as usize]
-                    && graph
-                        .node(j as usize)
-                        .is_some_and(|n| n.state().is_up_supervised())
-            });
-            if back {
-                // A member passed is up again: it goes first.
-                node.unmark_asked();
-                top = hi + 1;
-                continue;
-            }
-        }
+    let span = (graph.rank(seed), graph.reach(seed));
+    let mut walk = MemberWalk::new(graph, span, |i| member[i]);
+    while let Some(node) = walk.next_asked() {
         super::stop(node).await?;
     }
     Ok(())
+}
+
+/// `restart`'s stop on a chain: the members `member` selects within ranks
+/// `lo..=hi` (latched by the caller), the last rank first, one at a time
+/// ([`MemberWalk`]). Aborts at the first missed ack.
+pub(super) async fn chain_stop_members<const N: usize>(
+    graph: &'static Graph<N>,
+    span: (usize, usize),
+    member: impl Fn(usize) -> bool,
+) -> Result<(), NodeFault> {
+    let _cover = Cover::raise();
+    let mut walk = MemberWalk::new(graph, span, member);
+    while let Some(node) = walk.next_asked() {
+        super::stop(node).await?;
+    }
+    Ok(())
+}
+
+/// The members of a raced chain stop, the last rank first. Bring-ups may
+/// race it (a restart, a pool, `start_node`), so each ask is the wave's
+/// two-phase ask: mark the node (`TaskNode::mark_asked`), fence, look for
+/// a member it passed that is up again (that one goes first), and only
+/// then hand the node over to be stopped. The caller counts once in the
+/// stopping count for the whole walk ([`Cover`], raised before its first
+/// latch).
+struct MemberWalk<const N: usize, M> {
+    graph: &'static Graph<N>,
+    /// The span of ranks holding every member, and the next rank + 1.
+    lo: usize,
+    hi: usize,
+    top: usize,
+    member: M,
+    /// [`notify::activations`] when the walk last made sure no member it
+    /// passed came back.
+    seen: u32,
+}
+
+impl<const N: usize, M: Fn(usize) -> bool> MemberWalk<N, M> {
+    fn new(graph: &'static Graph<N>, (lo, hi): (usize, usize), member: M) -> Self {
+        Self {
+            graph,
+            lo,
+            hi,
+            top: hi + 1,
+            member,
+            seen: notify::activations(),
+        }
+    }
+
+    /// The next member to stop, marked asked; `None` once every member is
+    /// down.
+    fn next_asked(&mut self) -> Option<&'static TaskNode> {
+        let graph = self.graph;
+        while self.top > self.lo {
+            self.top -= 1;
+            let i = graph.order[self.top] as usize;
+            let Some(node) = graph.node(i).filter(|_| (self.member)(i)) else {
+                continue;
+            };
+            if node.mark_asked().is_err() {
+                continue; // down (or detached since): nothing to stop
+            }
+            // Pairs with the fence in a bring-up's `still_clear`.
+            crate::sync::fence(Ordering::SeqCst);
+            let now = notify::activations();
+            if now != self.seen {
+                self.seen = now;
+                let above = graph.order.get(self.top + 1..=self.hi).unwrap_or(&[]);
+                let back = above.iter().any(|&j| {
+                    (self.member)(j as usize)
+                        && graph
+                            .node(j as usize)
+                            .is_some_and(|n| n.state().is_up_supervised())
+                });
+                if back {
+                    // A member passed is up again: it goes first.
+                    node.unmark_asked();
+                    self.top = self.hi + 1;
+                    continue;
+                }
+            }
+            return Some(node);
+        }
+        None
+    }
 }
 
 /// Latch the target in slot `seed` and hold its dependents (see

@@ -1,11 +1,16 @@
 //! `Supervisor::restart`: cycle one node and what runs on top of it
 //! (Erlang's rest-for-one), over the same dependents traversal `deactivate`
-//! uses: a stop wave, then a bring-up wave (as `start`'s).
+//! uses: its stop (one node at a time on a chain, else a stop wave), then a
+//! bring-up wave (as `start`'s).
 
 use embassy_executor::Spawner;
 
 use super::start_wave::{FastPath, Want};
-use super::stop_wave::{OnMiss, Race, stop_wave};
+use core::marker::PhantomData;
+
+use super::WholeStop;
+use super::chain_stop::{Bits, GraphStop, chain_stop_members};
+use super::stop_wave::{OnMiss, Race, typed_wave};
 use super::{Cascade, Supervisor, blocked_by};
 #[cfg(feature = "events")]
 use crate::event::{EventKind, publish};
@@ -53,7 +58,8 @@ fn take_budget(node: &'static TaskNode) -> Result<(), NodeFault> {
 impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Restart `node` rest-for-one: stop its running transitive dependents
     /// and the node itself as a stop wave (a node once its dependents
-    /// acked, unrelated ones at once; aborts at the first missed ack), then
+    /// acked, unrelated ones at once; on a chain, one node at a time; aborts
+    /// at the first missed ack), then
     /// bring them back as [`start`](Self::start) does, so gates and `ready`
     /// dependencies are waited for again: a node whose gates are open comes
     /// back at once; past the first that must wait, as a wave (a node once
@@ -95,8 +101,9 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     ///
     /// Cost: `deactivate`'s traversal: one pass over the span of the
     /// dependency order from the node to its last dependent, and their
-    /// edges; the future holds two `[bool; N]` and the stop wave's 11 bytes
-    /// per slot.
+    /// edges; the future holds two `[bool; N]` and, on a graph that is not
+    /// a chain, the stop wave's 7 bytes per slot (a chain's stop holds no
+    /// per-slot state, and a supervisor of a chain links no wave code).
     pub async fn restart(
         &self,
         node: &'static TaskNode,
@@ -111,14 +118,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         set.close_over_dependents(self.graph);
         let span = &self.graph.order[set.lo..=set.hi];
         let back = self.hold_dependents(seed, &set);
-        let wave = stop_wave(
-            self.graph,
-            (set.lo, set.hi),
-            |i| set.has(i),
-            OnMiss::Abort,
-            Race::Any,
-        );
-        if let Err(e) = wave.await {
+        if let Err(e) = self.stop_members(&set).await {
             self.release_holds(span, &back);
             return Err(e);
         }
@@ -165,6 +165,34 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             Err(_) => {}
         }
         result
+    }
+
+    /// Stop the members of `set` as `deactivate` stops its own: on a chain
+    /// ([`uses::CHAIN`](crate::uses::CHAIN), or the graph `picked` found
+    /// to be one) one node at a time, else as a wave; the last rank first,
+    /// aborting at the first missed ack; bring-ups may race it.
+    fn stop_members<'a>(
+        &'a self,
+        set: &'a Cascade<N>,
+    ) -> impl Future<Output = Result<(), NodeFault>> + 'a {
+        let bits = PhantomData::<Bits<USES>>;
+        let span = (set.lo, set.hi);
+        match self.whole_stop() {
+            WholeStop::Chain => GraphStop::Chain {
+                stop: chain_stop_members(self.graph, span, |i| set.has(i)),
+                bits,
+            },
+            WholeStop::Wave(picked) => GraphStop::Wave {
+                stop: typed_wave::<N, Bits<USES>>(
+                    self.graph,
+                    move |w| w.join_span(span.0, span.1, &|i| set.has(i)),
+                    OnMiss::Abort,
+                    Race::Any,
+                    picked.map(|code| code.chosen),
+                ),
+                bits,
+            },
+        }
     }
 
     /// `restart`'s refusals, made before anything is stopped: the node's

@@ -218,35 +218,6 @@ fn acked(n: &TaskNode) -> bool {
     !n.state().is_stopping()
 }
 
-/// Stop the slots `member` selects within ranks `lo..=hi` of the
-/// dependency order as one wave: `Ok` once every member is down, or the
-/// first missed ack (see [`OnMiss`]).
-pub(crate) fn stop_wave<const N: usize>(
-    graph: &'static Graph<N>,
-    (lo, hi): (usize, usize),
-    member: impl Fn(usize) -> bool,
-    on_miss: OnMiss,
-    race: Race,
-) -> impl Future<Output = Result<(), NodeFault>> {
-    direct_wave(graph, on_miss, race, move |w: &mut StopWave<N>| {
-        w.join_span(lo, hi, &member)
-    })
-}
-
-/// A wave whose code the caller names: `choose` picks the members at the
-/// first poll.
-fn direct_wave<const N: usize>(
-    graph: &'static Graph<N>,
-    on_miss: OnMiss,
-    race: Race,
-    choose: impl FnOnce(&mut StopWave<N>),
-) -> impl Future<Output = Result<(), NodeFault>> {
-    let mut choose = Some(choose);
-    run_wave(graph, on_miss, race, move |w, cx, observer| {
-        w.choose_then_poll(choose.take(), cx, observer)
-    })
-}
-
 /// A wave's code behind one pointer: at the first call (`true`), choose
 /// ([`WaveCode::all`]) and ask; at every call, wait.
 pub(crate) type WaveStep<const N: usize> = fn(
