@@ -3,6 +3,8 @@
 //! to stop and returns; its ack is awaited across the driver's own wait
 //! for the next change ([`PoolDrive`]), not in a wait of its own.
 
+use core::ops::Range;
+
 use embassy_executor::Spawner;
 use embassy_time::Instant;
 
@@ -19,11 +21,15 @@ pub(super) struct PoolDrive {
 }
 
 impl PoolDrive {
-    /// `m` was asked to stop now: its ack window (its `ack_timeout`) runs
-    /// from here, as every stop's does.
-    fn asked(&mut self, m: &'static TaskNode) {
-        let due = crate::clock::now().saturating_add(m.ack_timeout().as_ticks());
+    /// `m` was asked to stop at `now`: its ack window (its `ack_timeout`)
+    /// runs from there, as every stop's does. Returns the window's end, the
+    /// driver's next deadline: the ack cannot have come yet (the member
+    /// acks when it next runs), and when it comes it is a change that ends
+    /// the driver's wait.
+    fn asked(&mut self, m: &'static TaskNode, now: Instant) -> Instant {
+        let due = now.as_ticks().saturating_add(m.ack_timeout().as_ticks());
         self.shrinking = Some((m, Tick::new(due)));
+        Instant::from_ticks(due)
     }
 
     /// The member asked to stop: `Ok(None)` once it acked (or none was
@@ -76,7 +82,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                         pass.next_pool();
                     }
                 }
-                PoolStep::Shrink(m) => drive.asked(m),
+                PoolStep::Shrink(m, now) => return Ok(Some(drive.asked(m, now))),
             }
         }
     }
@@ -84,14 +90,18 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Decide and act until a pool needs a wait or every pool holds. Each
     /// step changes a pool's running count by one, so a pool takes at most
     /// `members + 1` steps per pass.
+    /// Every policy asked in one step is asked at the same instant: the
+    /// step is synchronous (a bring-up that must wait returns), so one clock
+    /// read serves it (a read is a call into the time driver).
     fn pool_step(&self, pass: &mut PoolPass, spawner: Spawner) -> PoolStep {
+        let now = Instant::from_ticks(crate::clock::now());
         while let Some(pool) = self.graph().pools.get(pass.pool) {
-            if pass.steps > pool.slots().len() {
+            let slots = pool.slots();
+            if pass.steps > slots.len() {
                 pass.next_pool();
                 continue;
             }
             pass.steps += 1;
-            let now = Instant::from_ticks(crate::clock::now());
             let decision = pool.decide(self.load_of(*pool), now);
             if let Some(at) = decision.recheck_at {
                 pass.earliest = Some(pass.earliest.map_or(at, |e| e.min(at)));
@@ -102,7 +112,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                     // Noted before `grow_member` checks `halted`: a teardown
                     // after that check ends this era, and the grow backs out.
                     let era = self.era();
-                    match self.grow_member(*pool) {
+                    match self.grow_member(slots) {
                         None => false,
                         Some(m) => match self.bring_up_now(m, spawner, era) {
                             Some(result) => {
@@ -113,8 +123,8 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                         },
                     }
                 }
-                PoolAction::Shrink => match self.shrink_member(*pool) {
-                    Some(m) => return PoolStep::Shrink(m),
+                PoolAction::Shrink => match self.shrink_member(slots) {
+                    Some(m) => return PoolStep::Shrink(m, now),
                     None => false,
                 },
             };
@@ -147,24 +157,26 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         }
     }
 
-    /// The lowest down member that may run: enabled, not held, attached, and with
-    /// every dependency up (and ready, for `ready` deps). `None` if none can,
-    /// or if the graph is torn down (it stays down until started again).
-    fn grow_member(&self, pool: &dyn Pool) -> Option<&'static TaskNode> {
+    /// The lowest down member of `slots` (a pool's) that may run: enabled,
+    /// not held, attached, and with every dependency up (and ready, for
+    /// `ready` deps). `None` if none can, or if the graph is torn down (it
+    /// stays down until started again).
+    fn grow_member(&self, mut slots: Range<usize>) -> Option<&'static TaskNode> {
         if self.is_halted() {
             return None;
         }
-        pool.slots().find_map(|slot| {
+        slots.find_map(|slot| {
             let m = self.graph().node(slot)?;
             let down_and_free = m.state().may_come_up();
             (down_and_free && self.deps_up(slot)).then_some(m)
         })
     }
 
-    /// Ask the highest idle running member to stop, re-checking idleness in
-    /// the same atomic step that requests the stop. `None` if none is idle.
-    fn shrink_member(&self, pool: &dyn Pool) -> Option<&'static TaskNode> {
-        pool.slots()
+    /// Ask the highest idle running member of `slots` (a pool's) to stop,
+    /// re-checking idleness in the same atomic step that requests the stop.
+    /// `None` if none is idle.
+    fn shrink_member(&self, slots: Range<usize>) -> Option<&'static TaskNode> {
+        slots
             .rev()
             .filter_map(|slot| self.graph().node(slot))
             .find(|m| m.request_shutdown_if_idle())
@@ -207,8 +219,9 @@ enum PoolStep {
     Done(Option<Instant>),
     /// This member's bring-up (begun in this era) must wait for a closed gate.
     Grow(&'static TaskNode, u32),
-    /// This member was asked to stop: its ack is the next thing to see.
-    Shrink(&'static TaskNode),
+    /// This member was asked to stop at this instant: its ack is the next
+    /// thing to see.
+    Shrink(&'static TaskNode, Instant),
 }
 
 fn grown(m: &'static TaskNode, grew: bool) {
