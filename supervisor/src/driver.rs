@@ -28,10 +28,10 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     pub async fn run_pools(&self, spawner: Spawner) -> NodeFault {
         let mut pools = pools::PoolDrive::default();
         loop {
-            let epoch = notify::epoch();
+            // The pass reads the epoch the wait compares against.
             match self.scale_pools(&mut pools, spawner).await {
                 Ok(deadline) => {
-                    wait_change(epoch, deadline).await;
+                    wait_change(pools.since(), deadline).await;
                 }
                 Err(e) => return e,
             }

@@ -61,6 +61,12 @@ pub fn changed() {
     notify::changed();
 }
 
+/// The pool pass's move of its driver's snapshot past the change its own
+/// stop request made (`notify::past_own_change`).
+pub fn past_own_change(since: &mut u32) {
+    notify::past_own_change(since);
+}
+
 /// The era a bring-up notes when it starts (`Supervisor::era`).
 pub fn era<const N: usize, const USES: u8>(sup: &Supervisor<N, USES>) -> u32 {
     sup.era()

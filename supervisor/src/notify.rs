@@ -143,6 +143,22 @@ pub(crate) fn epoch() -> u32 {
     EPOCH.load(Ordering::Acquire)
 }
 
+/// A driver's snapshot `since` (read before its pass), moved past the
+/// change a step of the pass made: the caller knows the step made at least
+/// one change after `since` was read. If the epoch moved by exactly one
+/// since then, that one was the step's (increments are atomic), so the
+/// driver's wait need not end for it; if it moved by more, another change
+/// may be among them, `since` stays, and the wait ends at once.
+// A step that made two changes (a lifecycle sink calling `request_scale`,
+// say) only means no skip. Its user is the pool pass (and loom's model 4d).
+#[cfg_attr(not(any(feature = "pool", loom)), allow(dead_code))]
+pub(crate) fn past_own_change(since: &mut u32) {
+    let after = since.wrapping_add(1);
+    if epoch() == after {
+        *since = after;
+    }
+}
+
 pin_project_lite::pin_project! {
     /// One observer's place in the wait list: empty until it waits, then an
     /// entry that the next change completes. Embed it (pinned) in a future

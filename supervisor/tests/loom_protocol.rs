@@ -171,6 +171,37 @@ fn both_drivers_see_the_change() {
     });
 }
 
+/// Model 4d. Parties: a driver's pool pass (it notes the epoch before the
+/// pass, makes its stop request's change, and moves its snapshot past that
+/// change: `notify::past_own_change`), and
+/// another change (`notify::changed`: a load or lifecycle change of
+/// anyone's). Invariant: the driver's next wait would skip the other
+/// change only if that change came before the driver's pass began (the
+/// pass saw it); a change after that keeps the snapshot behind, and the
+/// wait ends at once.
+#[test]
+fn driver_skips_only_its_own_change() {
+    model("driver_skips_only_its_own_change", 3, || {
+        let start = hook::epoch();
+        let other = thread::spawn(hook::changed);
+        let mut since = hook::epoch();
+        let other_came_first = since != start;
+        hook::changed();
+        hook::past_own_change(&mut since);
+        other.join().unwrap();
+        let end = hook::epoch();
+        assert_eq!(end, start.wrapping_add(2));
+        assert_eq!(
+            since == end,
+            other_came_first,
+            "skipped a change the pass did not see"
+        );
+        if since != end {
+            block_on(hook::change_wait(since));
+        }
+    });
+}
+
 loom::lazy_static! {
     static ref SHARED: TaskNode = TaskNode::new(&TERMINATE);
 }

@@ -20,8 +20,10 @@ use embassy_futures::select::Either;
 use super::logged;
 #[cfg(not(feature = "control"))]
 use super::wait_change;
+use crate::Supervisor;
 use crate::fault::NodeFault;
-use crate::{Supervisor, notify};
+#[cfg(not(feature = "pool"))]
+use crate::notify;
 
 /// What the passes keep across the driver's waits.
 pub(super) struct Passes {
@@ -60,6 +62,10 @@ impl Passes {
         #[cfg(feature = "control")]
         let mine = |n: &crate::TaskNode| sup.graph().index_of(n).is_some();
         loop {
+            // The epoch the wait compares against, read before the passes
+            // (with pools, by the pool pass, which moves it past its own
+            // stop request).
+            #[cfg(not(feature = "pool"))]
             let epoch = notify::epoch();
             // The passes: when one must run again even if nothing changes.
             #[cfg(feature = "pool")]
@@ -70,6 +76,8 @@ impl Passes {
             let due = earliest(due, sup.drive_controller(spawner).await?);
             #[cfg(feature = "restart")]
             let due = earliest(due, passes.restarts.poll(sup, spawner).await?);
+            #[cfg(feature = "pool")]
+            let epoch = passes.pools.since();
             // The wait, and the command it brought.
             #[cfg(feature = "control")]
             if let Either::First(cmd) = Supervisor::<N, USES>::next_command(&mine, epoch, due).await

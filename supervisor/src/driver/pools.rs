@@ -10,14 +10,17 @@ use embassy_time::Instant;
 
 use crate::clock::Tick;
 use crate::fault::NodeFault;
+use crate::notify;
 use crate::pool::{Pool, PoolAction, PoolLoad};
 use crate::{Supervisor, TaskNode};
 
 /// What the pool pass keeps across the driver's waits: the member it
-/// asked to stop and not yet seen ack, with the end of its ack window.
+/// asked to stop and not yet seen ack, with the end of its ack window, and
+/// the epoch the driver's next wait compares against.
 #[derive(Default)]
 pub(super) struct PoolDrive {
     shrinking: Option<(&'static TaskNode, Tick)>,
+    since: u32,
 }
 
 impl PoolDrive {
@@ -26,10 +29,22 @@ impl PoolDrive {
     /// driver's next deadline: the ack cannot have come yet (the member
     /// acks when it next runs), and when it comes it is a change that ends
     /// the driver's wait.
+    ///
+    /// The request made a change after [`since`](Self::since) was read:
+    /// `since` moves past it if it is the only one
+    /// (`notify::past_own_change`), so the driver's own request does not
+    /// end its wait and run every pass again at once.
     fn asked(&mut self, m: &'static TaskNode, now: Instant) -> Instant {
         let due = now.as_ticks().saturating_add(m.ack_timeout().as_ticks());
         self.shrinking = Some((m, Tick::new(due)));
+        notify::past_own_change(&mut self.since);
         Instant::from_ticks(due)
+    }
+
+    /// The epoch the last pass read first: the driver's wait after the
+    /// passes ends at any change after it (but the pass's own request).
+    pub(super) fn since(&self) -> u32 {
+        self.since
     }
 
     /// The member asked to stop: `Ok(None)` once it acked (or none was
@@ -62,12 +77,15 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// driver's wait, and the next pass takes it. No pool acts meanwhile
     /// (one member at a time), while control and the controller go on.
     /// This future waits only for a member's bring-up that must (a closed
-    /// gate, or a first `Busy`: one executor pass).
+    /// gate, or a first `Busy`: one executor pass). It reads the epoch
+    /// first, for the driver's wait ([`PoolDrive::since`]): the first pass
+    /// of the driver's turn.
     pub(super) async fn scale_pools(
         &self,
         drive: &mut PoolDrive,
         spawner: Spawner,
     ) -> Result<Option<Instant>, NodeFault> {
+        drive.since = notify::epoch();
         let mut pass = PoolPass::default();
         loop {
             if let Some(due) = drive.ack_pending()? {
