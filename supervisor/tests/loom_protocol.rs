@@ -173,12 +173,11 @@ fn both_drivers_see_the_change() {
 
 /// Model 4d. Parties: a driver's pool pass (it notes the epoch before the
 /// pass, makes its stop request's change, and moves its snapshot past that
-/// change: `notify::past_own_change`), and
-/// another change (`notify::changed`: a load or lifecycle change of
-/// anyone's). Invariant: the driver's next wait would skip the other
-/// change only if that change came before the driver's pass began (the
-/// pass saw it); a change after that keeps the snapshot behind, and the
-/// wait ends at once.
+/// change: `notify::past_own_change`), and another change
+/// (`notify::changed`: a load or lifecycle change of anyone's). Invariant:
+/// the driver's next wait would skip the other change only if that change
+/// came before the driver's pass began (the pass saw it); a change after
+/// that keeps the snapshot behind, and the wait ends at once.
 #[test]
 fn driver_skips_only_its_own_change() {
     model("driver_skips_only_its_own_change", 3, || {

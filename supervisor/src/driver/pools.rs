@@ -108,6 +108,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     /// Decide and act until a pool needs a wait or every pool holds. Each
     /// step changes a pool's running count by one, so a pool takes at most
     /// `members + 1` steps per pass.
+    ///
     /// Every policy asked in one step is asked at the same instant: the
     /// step is synchronous (a bring-up that must wait returns), so one clock
     /// read serves it (a read is a call into the time driver).
