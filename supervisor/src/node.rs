@@ -519,18 +519,21 @@ impl TaskNode {
     /// first refuses it in this same atomic step.
     /// `Ok` with the flags it replaced, or `Err` with the flags that refused
     /// it (nothing done).
+    ///
+    /// `seen` is the state the caller has just read from this node (a
+    /// bring-up reads it to decide whether the node is one to bring up):
+    /// the step's first compare expects it, with no load of its own (one
+    /// load a node on every spawning verb). A state changed since costs
+    /// one retry.
     // Inline: the bring-up's hot step (out of line it costs a call and
     // the spills around it on every node: +10 instructions per node on
     // CHAIN(64) start, bench/budget.sh).
     #[inline]
-    pub(crate) fn try_begin_activation(&self) -> Result<State, State> {
-        let before = self
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & (flag::RUNNING | flag::BLOCKED) == 0)
-                    .then_some((f & !flag::RESET) | flag::RUNNING)
-            })
-            .map_err(State)?;
+    pub(crate) fn try_begin_activation(&self, seen: State) -> Result<State, State> {
+        let before = crate::sync::update_from(&self.state, seen.0, |f| {
+            (f & (flag::RUNNING | flag::BLOCKED) == 0).then_some((f & !flag::RESET) | flag::RUNNING)
+        })
+        .map_err(State)?;
         Self::activated(before);
         // The waker slot is left as it is: it holds the waker of a wait
         // that is still there, if any (see `node/waiter.rs`).
@@ -737,14 +740,17 @@ impl TaskNode {
 
     /// Clear the `disabled` latch (the predicate's mark with it) and the
     /// collateral hold, as `activate` does to each node it enables: one
-    /// load if neither is set.
-    pub(crate) fn lift_latches(&self) {
+    /// load if neither is set. Returns the state it left (the caller's
+    /// bring-up step starts from it).
+    pub(crate) fn lift_latches(&self) -> State {
         let latches = flag::DISABLED | flag::HELD;
         #[cfg(feature = "enabled-if")]
         let latches = latches | flag::GATED;
-        if self.flags() & latches != 0 {
-            self.state.fetch_and(!latches, Ordering::AcqRel);
+        let seen = self.flags();
+        if seen & latches == 0 {
+            return State(seen);
         }
+        State(self.state.fetch_and(!latches, Ordering::AcqRel) & !latches)
     }
 
     pub(crate) fn set_held(&self, held: bool) {

@@ -390,10 +390,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let Some(node) = self.graph.node(i as usize) else {
                 continue;
             };
-            if !wanted_now(node, modes) {
+            let seen = node.state();
+            if !wanted_now(node, seen, modes) {
                 continue;
             }
-            return match self.bring_up_plain_as::<U>(node, spawner, era) {
+            return match self.bring_up_plain_as::<U>(node, seen, spawner, era) {
                 Some(Ok(())) => continue,
                 Some(Err(e)) => Some((rank, Some((i as usize, e)))),
                 None => Some((rank, None)),
@@ -548,8 +549,8 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             let Some(n) = self.graph.node(i).filter(|_| set.has(i)) else {
                 continue;
             };
-            n.lift_latches();
-            if comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
+            let seen = n.lift_latches();
+            if comes_up(n, seen) && !fast.try_now(self, i, n, spawner, era) {
                 set.come_up(i);
             }
         }
@@ -573,7 +574,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             set.join(i);
             if self.release_hold(n, deps) {
                 set.release(i);
-                if !n.is_disabled() && comes_up(n) && !fast.try_now(self, i, n, spawner, era) {
+                let seen = n.state();
+                if !seen.is_disabled()
+                    && comes_up(n, seen)
+                    && !fast.try_now(self, i, n, spawner, era)
+                {
                     set.come_up(i);
                 }
             }
@@ -818,7 +823,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 return None;
             }
         }
-        self.spawn_now(node, spawn, spawner, era)
+        self.spawn_now(node, node.state(), spawn, spawner, era)
     }
 
     /// The end of every spawn: the atomic step, the era check, the spawn.
@@ -827,6 +832,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     fn spawn_now(
         &self,
         node: &'static TaskNode,
+        seen: State,
         spawn: crate::node::SpawnFn,
         spawner: Spawner,
         era: u32,
@@ -834,7 +840,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         // Marking the node running is the one atomic step that decides who
         // spawns it (a bring-up that loses finds it up already), and it
         // refuses a node latched `disabled` or detached meanwhile.
-        let before = match node.try_begin_activation() {
+        let before = match node.try_begin_activation(seen) {
             Ok(before) => before,
             Err(now) => return Some(self.lost_race(node, now)),
         };
@@ -866,11 +872,12 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     fn bring_up_plain(
         &self,
         node: &'static TaskNode,
+        seen: State,
         spawner: Spawner,
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
         match USES & BRING_UP_BITS {
-            0 => self.bring_up_plain_as::<0>(node, spawner, era),
+            0 => self.bring_up_plain_as::<0>(node, seen, spawner, era),
             _ => (self.picked.bring_up_now)(self, node, spawner, era),
         }
     }
@@ -881,6 +888,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     fn bring_up_plain_as<const U: u8>(
         &self,
         node: &'static TaskNode,
+        seen: State,
         spawner: Spawner,
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
@@ -888,7 +896,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             // A stopping dependency is `spawn_now`'s to find (after its
             // atomic step, where no stop wave can slip in unseen).
             Some(spawn) if !parked::<U>(node) && !self.has_gates::<U>(node) => {
-                self.spawn_now(node, spawn, spawner, era)
+                self.spawn_now(node, seen, spawn, spawner, era)
             }
             _ => self.bring_up_now_as::<U>(node, spawner, era),
         }
@@ -1250,10 +1258,10 @@ impl<const N: usize> Cascade<N> {
     }
 }
 
-/// An activation brings `n` up: it is down and not an `OnDemand` node
-/// (its pool grows it).
-fn comes_up(n: &TaskNode) -> bool {
-    n.mode() != Mode::OnDemand && !n.is_running()
+/// An activation brings `n` up, whose state is `seen`: it is down and not
+/// an `OnDemand` node (its pool grows it).
+fn comes_up(n: &TaskNode, seen: State) -> bool {
+    n.mode() != Mode::OnDemand && !seen.is_up()
 }
 
 /// What holds a node down, if anything, given its state.
@@ -1269,10 +1277,11 @@ pub(crate) fn blocked_by(seen: State) -> Option<Refusal> {
     }
 }
 
-/// `start` / `respawn_terminate` bring `node` up: it is down, neither
-/// latched nor detached, and its mode is in `modes` (bits `1 << mode`).
-fn wanted_now(node: &TaskNode, modes: u8) -> bool {
-    node.state().may_come_up() && modes & (1 << node.mode() as u8) != 0
+/// `start` / `respawn_terminate` bring `node` up, whose state is `seen`:
+/// it is down, neither latched nor detached, and its mode is in `modes`
+/// (bits `1 << mode`).
+fn wanted_now(node: &TaskNode, seen: State, modes: u8) -> bool {
+    seen.may_come_up() && modes & (1 << node.mode() as u8) != 0
 }
 
 /// A parked `Pause` instance, to resume in place (never, for a graph

@@ -50,6 +50,39 @@ pub(crate) use loom::sync::atomic::AtomicU32 as PublicAtomicU32;
 #[allow(unused_imports)]
 pub(crate) use portable_atomic::AtomicU32 as PublicAtomicU32;
 
+/// `a.fetch_update(AcqRel, Acquire, f)` whose first try expects `seen`, a
+/// value the caller has just read from `a` (an Acquire load, to decide
+/// whether to try at all): the update's own first load is that one. A stale
+/// `seen` only costs a failed compare and a retry, as any lost race does.
+/// Without compare-and-swap (ARMv6-M) the critical section reads `a` once
+/// anyway, and `seen` is not needed.
+#[inline(always)]
+pub(crate) fn update_from(
+    a: &AtomicU16,
+    seen: u16,
+    f: impl Fn(u16) -> Option<u16>,
+) -> Result<u16, u16> {
+    #[cfg(any(loom, target_has_atomic = "8"))]
+    {
+        // The first try outside the loop: a caller that tested `seen` as
+        // `f` does lets the compiler drop `f`'s test of it.
+        let cas =
+            |prev, next| a.compare_exchange_weak(prev, next, Ordering::AcqRel, Ordering::Acquire);
+        let mut tried = cas(seen, f(seen).ok_or(seen)?);
+        loop {
+            match tried {
+                Ok(p) => return Ok(p),
+                Err(p) => tried = cas(p, f(p).ok_or(p)?),
+            }
+        }
+    }
+    #[cfg(not(any(loom, target_has_atomic = "8")))]
+    {
+        let _ = seen;
+        a.fetch_update(Ordering::AcqRel, Ordering::Acquire, f)
+    }
+}
+
 /// A `const fn` in normal builds, a plain `fn` under loom (whose atomics
 /// cannot be built in const context). Wrap only constructors that build an
 /// atomic; everything else stays `const fn` everywhere.

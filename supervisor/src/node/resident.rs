@@ -63,7 +63,10 @@ impl TaskNode {
     /// and what the supervisor does itself for a node whose glue would do
     /// nothing else (`NodeSpec::hands_over_directly`, after its activation
     /// step saw the node resident). Call it last, after everything fallible.
-    #[inline]
+    // Always inline: a cascade's per-node step (`FastPath::try_now`) left
+    // it out of line once the step got smaller, for +3 instructions a node
+    // on CHAIN(64) activate(last) (bench/budget.sh).
+    #[inline(always)]
     pub(crate) fn hand_over(&self) {
         let before = self.state.fetch_or(flag::RESUME, Ordering::AcqRel);
         self.task_waker.wake(before);

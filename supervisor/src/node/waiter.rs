@@ -138,7 +138,9 @@ impl TaskWaker {
     /// Wake the node's own task, given the node's flags read (Acquire) by
     /// the step that makes the change: the pinned task, lock-free, if
     /// `RESIDENT` was set; else the slot's holder.
-    #[inline]
+    // Always inline: as `hand_over`, which calls it on every resident
+    // bring-up (out of line, +2 a node on CHAIN(64) activate(last)).
+    #[inline(always)]
     pub(super) fn wake(&self, flags: u16) {
         match self.pinned.try_get() {
             Some(&task) if flags & flag::RESIDENT != 0 => wake_task(task),

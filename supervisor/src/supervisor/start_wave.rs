@@ -107,7 +107,9 @@ impl FastPath {
     ) -> bool {
         let mut done = false;
         if self.from > self.hi {
-            match sup.bring_up_plain(node, spawner, era) {
+            // The state read here, not passed in: a seventh argument goes
+            // on the stack, which costs what the load saves.
+            match sup.bring_up_plain(node, node.state(), spawner, era) {
                 Some(Ok(())) => return true,
                 Some(Err(e)) => {
                     self.failed = Some((i, e));
@@ -141,7 +143,7 @@ impl<const N: usize> Want<'_, N> {
     /// Node `i` is one to bring up now.
     fn has(&self, i: usize, node: &TaskNode) -> bool {
         match self {
-            Want::Modes(modes) => super::wanted_now(node, *modes),
+            Want::Modes(modes) => super::wanted_now(node, node.state(), *modes),
             Want::Marked(set) | Want::Rejoin(set, _) => set.wants(i) && !node.is_running(),
         }
     }
