@@ -20,7 +20,7 @@ pub fn build_statics() {
 /// A bring-up's atomic step (`TaskNode::try_begin_activation`): `true` if
 /// it marked the node up.
 pub fn try_begin_activation(node: &TaskNode) -> bool {
-    node.try_begin_activation(node.state()).is_ok()
+    node.try_begin_activation(None).is_ok()
 }
 
 /// A stop's request (`TaskNode::request_shutdown`), without its ack wait.

@@ -520,19 +520,26 @@ impl TaskNode {
     /// `Ok` with the flags it replaced, or `Err` with the flags that refused
     /// it (nothing done).
     ///
-    /// `seen` is the state the caller has just read from this node (a
-    /// bring-up reads it to decide whether the node is one to bring up):
-    /// the step's first compare expects it, with no load of its own (one
-    /// load a node on every spawning verb). A state changed since costs
-    /// one retry.
+    /// `seen`: the state the caller has just read from this node, if it
+    /// has (a bring-up reads it to decide whether the node is one to bring
+    /// up). The step's first compare expects it, with no load of its own
+    /// (one load a node on every spawning verb); a state changed since
+    /// costs one retry. `None`: the step loads it (one copy of the CAS
+    /// loop where no test of the caller's would be saved).
     // Inline: the bring-up's hot step (out of line it costs a call and
     // the spills around it on every node: +10 instructions per node on
     // CHAIN(64) start, bench/budget.sh).
     #[inline]
-    pub(crate) fn try_begin_activation(&self, seen: State) -> Result<State, State> {
-        let before = crate::sync::update_from(&self.state, seen.0, |f| {
+    pub(crate) fn try_begin_activation(&self, seen: Option<State>) -> Result<State, State> {
+        let step = |f| {
             (f & (flag::RUNNING | flag::BLOCKED) == 0).then_some((f & !flag::RESET) | flag::RUNNING)
-        })
+        };
+        let before = match seen {
+            Some(seen) => crate::sync::update_from(&self.state, seen.0, step),
+            None => self
+                .state
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, step),
+        }
         .map_err(State)?;
         Self::activated(before);
         // The waker slot is left as it is: it holds the waker of a wait

@@ -394,7 +394,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             if !wanted_now(node, seen, modes) {
                 continue;
             }
-            return match self.bring_up_plain_as::<U>(node, seen, spawner, era) {
+            return match self.bring_up_plain_as::<U>(node, Some(seen), spawner, era) {
                 Some(Ok(())) => continue,
                 Some(Err(e)) => Some((rank, Some((i as usize, e)))),
                 None => Some((rank, None)),
@@ -823,7 +823,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 return None;
             }
         }
-        self.spawn_now(node, node.state(), spawn, spawner, era)
+        self.spawn_now(node, None, spawn, spawner, era)
     }
 
     /// The end of every spawn: the atomic step, the era check, the spawn.
@@ -832,7 +832,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     fn spawn_now(
         &self,
         node: &'static TaskNode,
-        seen: State,
+        seen: Option<State>,
         spawn: crate::node::SpawnFn,
         spawner: Spawner,
         era: u32,
@@ -872,7 +872,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     fn bring_up_plain(
         &self,
         node: &'static TaskNode,
-        seen: State,
+        seen: Option<State>,
         spawner: Spawner,
         era: u32,
     ) -> Option<Result<(), NodeFault>> {
@@ -888,7 +888,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     fn bring_up_plain_as<const U: u8>(
         &self,
         node: &'static TaskNode,
-        seen: State,
+        seen: Option<State>,
         spawner: Spawner,
         era: u32,
     ) -> Option<Result<(), NodeFault>> {

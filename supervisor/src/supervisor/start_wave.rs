@@ -107,9 +107,11 @@ impl FastPath {
     ) -> bool {
         let mut done = false;
         if self.from > self.hi {
-            // The state read here, not passed in: a seventh argument goes
-            // on the stack, which costs what the load saves.
-            match sup.bring_up_plain(node, node.state(), spawner, era) {
+            // The state read here, not passed in (a seventh argument goes
+            // on the stack, which costs what the load saves), and handed
+            // to the step: its peeled first try is 2 instructions cheaper
+            // a node than the plain loop.
+            match sup.bring_up_plain(node, Some(node.state()), spawner, era) {
                 Some(Ok(())) => return true,
                 Some(Err(e)) => {
                     self.failed = Some((i, e));
