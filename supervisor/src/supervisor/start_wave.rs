@@ -107,11 +107,10 @@ impl FastPath {
     ) -> bool {
         let mut done = false;
         if self.from > self.hi {
-            // The state read here, not passed in (a seventh argument goes
-            // on the stack, which costs what the load saves), and handed
-            // to the step: its peeled first try is 2 instructions cheaper
-            // a node than the plain loop.
-            match sup.bring_up_plain(node, Some(node.state()), spawner, era) {
+            // No state passed in: a seventh argument goes on the stack,
+            // which costs what the load it saves (`bring_up_plain` reads
+            // the state for the step).
+            match sup.bring_up_plain(node, spawner, era) {
                 Some(Ok(())) => return true,
                 Some(Err(e)) => {
                     self.failed = Some((i, e));
