@@ -148,6 +148,7 @@ async fn serve(node: &'static TaskNode) {
             .serve(Guarded {
                 sock: socket,
                 st: &head,
+                worker: node,
             })
             .await;
         node.mark_idle();
@@ -307,6 +308,8 @@ impl HeadState {
 struct Guarded<'s, 'a> {
     sock: TcpSocket<'s>,
     st: &'a HeadState,
+    /// The worker serving this connection: idle once its answer is out.
+    worker: &'static TaskNode,
 }
 
 struct GuardedReader<'r, 'a> {
@@ -419,10 +422,17 @@ impl<'s, 'a> picoserve::io::Socket<picoserve::EmbassyRuntime> for Guarded<'s, 'a
     }
 
     async fn shutdown<T: picoserve::Timer<picoserve::EmbassyRuntime>>(
-        self,
+        mut self,
         timeouts: &picoserve::Timeouts,
         timer: &T,
     ) -> Result<(), picoserve::Error<Self::Error>> {
+        // The answer is out once the client has acknowledged it: from then
+        // on the worker only waits for the client's close, and is counted
+        // idle. A sequential client's next connection reaches another
+        // worker while this one still waits for that close; counted busy,
+        // the two looked like a full pool and grew it for nothing.
+        let _ = with_timeout(timeouts.write, self.sock.flush()).await;
+        self.worker.mark_idle();
         self.sock.shutdown(timeouts, timer).await
     }
 }
