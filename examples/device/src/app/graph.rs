@@ -2,7 +2,7 @@
 //! whom, and where each one runs.
 //!
 //! ```text
-//! ETH ──► NET (ready: link up + address) ──► HTTP[0..6]  elastic pool (DeferredShrink)
+//! ETH ──► NET (ready: link up + address) ──► HTTP[0..6]  elastic pool (GrowOnShed)
 //!   └───► ADMIN  (one listener that stays up while NET is down)
 //! SENSOR (Pause, keeps the sensor peripheral) ──► REPORT ◄── NET ready
 //! SENSOR ──► CALIBRATE (OnDemand, controller lane "calibrate")
@@ -10,7 +10,7 @@
 //! WATCHDOG (interrupt-priority executor tier): liveness and stall checks
 //! ```
 
-use embassy_supervisor::{DeferredShrink, Supervisor, supervisor_graph};
+use embassy_supervisor::{Supervisor, supervisor_graph};
 use embassy_time::Duration;
 
 use super::jobs::Job;
@@ -34,7 +34,7 @@ supervisor_graph! {
         resources: [UPD_IN: consume Job];
     pool HTTP = [OnDemand, OnDemand, OnDemand, OnDemand, OnDemand, OnDemand],
         deps: [NET ready], task: super::http::http_worker,
-        policy: DeferredShrink::new(POOL_COOLDOWN), min: 2, max: 6;
+        policy: super::scaling::GrowOnShed = super::scaling::GrowOnShed::new(POOL_COOLDOWN), min: 2, max: 6;
 }
 
 /// Graph slots, pool members included.

@@ -148,7 +148,6 @@ async fn serve(node: &'static TaskNode) {
             .serve(Guarded {
                 sock: socket,
                 st: &head,
-                worker: node,
             })
             .await;
         node.mark_idle();
@@ -208,6 +207,9 @@ async fn shed_on(mut socket: TcpSocket<'static>) {
             (Instant::now().as_millis() as u32).max(1),
             Ordering::Relaxed,
         );
+        // The pool's policy grows on a refusal (`scaling::GrowOnShed`):
+        // have the driver ask it now.
+        embassy_supervisor::request_scale();
         // Busy, or no worker up at all? Say which.
         let serving = ADMIN.is_running() || HTTP.iter().any(|m| m.is_running());
         let body = if serving { BUSY } else { NO_LISTENER };
@@ -308,8 +310,6 @@ impl HeadState {
 struct Guarded<'s, 'a> {
     sock: TcpSocket<'s>,
     st: &'a HeadState,
-    /// The worker serving this connection: idle once its answer is out.
-    worker: &'static TaskNode,
 }
 
 struct GuardedReader<'r, 'a> {
@@ -422,17 +422,10 @@ impl<'s, 'a> picoserve::io::Socket<picoserve::EmbassyRuntime> for Guarded<'s, 'a
     }
 
     async fn shutdown<T: picoserve::Timer<picoserve::EmbassyRuntime>>(
-        mut self,
+        self,
         timeouts: &picoserve::Timeouts,
         timer: &T,
     ) -> Result<(), picoserve::Error<Self::Error>> {
-        // The answer is out once the client has acknowledged it: from then
-        // on the worker only waits for the client's close, and is counted
-        // idle. A sequential client's next connection reaches another
-        // worker while this one still waits for that close; counted busy,
-        // the two looked like a full pool and grew it for nothing.
-        let _ = with_timeout(timeouts.write, self.sock.flush()).await;
-        self.worker.mark_idle();
         self.sock.shutdown(timeouts, timer).await
     }
 }

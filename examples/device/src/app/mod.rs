@@ -9,6 +9,7 @@ pub mod jobs;
 pub mod json;
 pub mod log;
 pub mod net;
+pub mod scaling;
 pub mod sensor;
 pub mod status;
 pub mod supervise;
