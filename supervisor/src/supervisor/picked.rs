@@ -13,11 +13,16 @@
 //! not a chain. The rest of the instances are never referenced and never
 //! linked.
 
+use core::pin::Pin;
+use core::task::{Poll, Waker};
+
 use embassy_executor::Spawner;
 
 use super::Supervisor;
+use super::start_wave::StartRun;
 use super::stop_wave::WaveCode;
 use crate::fault::{FaultKind, NodeFault};
+use crate::notify::Observer;
 use crate::wait::Cond;
 use crate::{Graph, TaskNode, uses};
 
@@ -28,6 +33,10 @@ type BringUp<const N: usize, const USES: u8> =
 /// A whole-graph fast pass's signature (`Supervisor::fast_pass`).
 type FastPass<const N: usize, const USES: u8> =
     fn(&Supervisor<N, USES>, Spawner, u8, u32) -> Option<super::FastPassEnd>;
+
+/// A bring-up wave's poll (`Supervisor::start_step_as`).
+type StartStep<const N: usize, const USES: u8> =
+    fn(&Supervisor<N, USES>, &mut StartRun<'_, N>, &Waker, Pin<&mut Observer>) -> Poll<()>;
 
 /// A closed-gate lookup's signature (`Supervisor::closed_gate`).
 type GateCheck<const N: usize, const USES: u8> =
@@ -43,6 +52,10 @@ pub(super) struct Picked<const N: usize, const USES: u8> {
     pub(super) bring_up_now: BringUp<N, USES>,
     /// `Supervisor::fast_pass_as::<U>`: one call per verb, not per node.
     pub(super) fast_pass: Option<FastPass<N, USES>>,
+    /// `Supervisor::start_step_as::<U>`: the bring-up wave, whose gate
+    /// waits (a deadline per node, sleeping on changes) only a graph with
+    /// gates links.
+    pub(super) start_step: StartStep<N, USES>,
     /// `Supervisor::closed_gate_as::<U>`.
     pub(super) closed_gate: Option<GateCheck<N, USES>>,
     /// The graph has gates ([`uses::GATES`]).
@@ -60,6 +73,7 @@ impl<const N: usize, const USES: u8> Picked<N, USES> {
         Self {
             bring_up_now: Supervisor::bring_up_now_as::<U>,
             fast_pass: Some(Supervisor::fast_pass_as::<U>),
+            start_step: Supervisor::start_step_as::<U>,
             closed_gate: Some(Supervisor::closed_gate_as::<U>),
             gates: U & uses::GATES != 0,
             wave: if wide { Some(WaveCode::CODE) } else { None },
@@ -73,6 +87,7 @@ impl<const N: usize, const USES: u8> Picked<N, USES> {
         Self {
             bring_up_now: Supervisor::bring_up_now_as::<0>,
             fast_pass: None,
+            start_step: Supervisor::start_step_as::<0>,
             closed_gate: None,
             gates: false,
             wave: if wide { Some(WaveCode::CODE) } else { None },

@@ -41,12 +41,13 @@
 //! edges of its waiting nodes.
 
 use core::future::poll_fn;
-use core::pin::pin;
-use core::task::Poll;
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll, Waker};
 
 use crate::sync::Ordering;
 use embassy_executor::Spawner;
 
+use super::picked::BRING_UP_BITS;
 use super::wave_clock::{WaveClock, units};
 use super::{Cascade, Supervisor, blocked_by};
 use crate::clock::now;
@@ -55,7 +56,7 @@ use crate::log::log_warn;
 use crate::node::transition_wait;
 use crate::notify::{self, Observer};
 use crate::phase::Phase;
-use crate::{Graph, TaskNode};
+use crate::{Graph, TaskNode, uses};
 
 /// Up, skipped, or not part of the wave: no hold on its dependents.
 const FREE: u8 = 0;
@@ -184,6 +185,20 @@ struct StartWave<const N: usize> {
     busy: bool,
 }
 
+/// A wave in progress: its state, the span of ranks still to look at,
+/// and what every try shares. Held by the verb's future; each poll runs
+/// [`Supervisor::start_step_as`] over it.
+pub(super) struct StartRun<'w, const N: usize> {
+    wave: StartWave<N>,
+    /// Ranks of the first and last node still waiting.
+    span: (usize, usize),
+    /// No pass made yet: every wanted node of the span is tried.
+    fresh: bool,
+    want: &'w Want<'w, N>,
+    spawner: Spawner,
+    era: u32,
+}
+
 /// What a pass left waiting.
 struct Left {
     /// Ranks of the first and last node still waiting.
@@ -275,58 +290,29 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         spawner: Spawner,
         era: u32,
     ) -> Result<(), NodeFault> {
-        let mut wave = StartWave {
-            graph: self.graph,
-            state: [FREE; N],
-            deadline: [0; N],
-            clock: WaveClock::new(if self.gates() { now() } else { 0 }),
-            first: None,
-            polls: 0,
-            busy: false,
+        let mut run = StartRun {
+            wave: StartWave {
+                graph: self.graph,
+                state: [FREE; N],
+                deadline: [0; N],
+                clock: WaveClock::new(if self.gates() { now() } else { 0 }),
+                first: None,
+                polls: 0,
+                busy: false,
+            },
+            span: (from, hi.min(N.saturating_sub(1))),
+            fresh: true,
+            want,
+            spawner,
+            era,
         };
         if let Some((slot, e)) = failed {
-            wave.state[slot] = FAILED;
-            wave.first = Some(e);
+            run.wave.state[slot] = FAILED;
+            run.wave.first = Some(e);
         }
-        let mut lo = from;
-        let mut hi = hi.min(N.saturating_sub(1));
-        let mut fresh = true;
         let mut observer = pin!(Observer::new());
-        poll_fn(|cx| {
-            wave.polls = wave.polls.wrapping_add(1);
-            loop {
-                let epoch = notify::epoch();
-                let Some(left) = self.wave_pass(&mut wave, (lo, hi), fresh, want, spawner, era)
-                else {
-                    return Poll::Ready(());
-                };
-                (lo, hi, fresh) = (left.span.0, left.span.1, false);
-                if self.era() != era {
-                    // A teardown began: nothing more comes up.
-                    let node = self.graph.node(self.graph.order[lo] as usize);
-                    if let Some(node) = node.filter(|_| wave.first.is_none()) {
-                        wave.first = Some(NodeFault::new(node, Refusal::Halted.into()));
-                    }
-                    return Poll::Ready(());
-                }
-                // Without gates only a retry waits (a node deferred behind
-                // it included), so the wave never sleeps on a gate.
-                if left.retry || !self.gates() {
-                    // Back after the executor ran what is ready now; the
-                    // pass then re-checks every waiting node anyway.
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
-                if left.earliest != u64::MAX {
-                    embassy_time_driver::schedule_wake(left.earliest, cx.waker());
-                }
-                if !observer.as_mut().sleep(cx, || notify::epoch() != epoch) {
-                    return Poll::Pending;
-                }
-            }
-        })
-        .await;
-        match wave.first {
+        poll_fn(|cx| self.start_step(&mut run, cx.waker(), observer.as_mut())).await;
+        match run.wave.first {
             None => Ok(()),
             Some(e) => {
                 // Later failures of the wave stored theirs: name the first.
@@ -340,24 +326,90 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
         }
     }
 
+    /// One poll of the wave, in the code for what the graph uses: a type
+    /// with neither bring-up bit names the gate-free code, any other runs
+    /// the code its graph's [`Picked`](super::picked) table names, so a
+    /// `Supervisor<N>` over a gate-free graph links no gate wait.
+    #[inline(always)]
+    fn start_step(
+        &self,
+        run: &mut StartRun<'_, N>,
+        waker: &Waker,
+        observer: Pin<&mut Observer>,
+    ) -> Poll<()> {
+        match USES & BRING_UP_BITS {
+            0 => self.start_step_as::<0>(run, waker, observer),
+            _ => (self.picked.start_step)(self, run, waker, observer),
+        }
+    }
+
+    /// [`start_step`](Self::start_step) for gate and `Pause` bits `U`:
+    /// every pass the wave can make now, then a wait (one executor pass
+    /// for a retry; with gates, a change or the earliest deadline). It
+    /// takes the task's waker, not its `Context`: a `Context` passed out of
+    /// line is built in memory at every poll of the caller's task, where
+    /// the inline code kept it in registers (+4 instructions a poll).
+    pub(super) fn start_step_as<const U: u8>(
+        &self,
+        run: &mut StartRun<'_, N>,
+        waker: &Waker,
+        mut observer: Pin<&mut Observer>,
+    ) -> Poll<()> {
+        let wave = &mut run.wave;
+        wave.polls = wave.polls.wrapping_add(1);
+        loop {
+            let epoch = notify::epoch();
+            let pass = Pass {
+                // Only a gate's deadline reads the clock.
+                t: if U & uses::GATES != 0 {
+                    wave.clock(now())
+                } else {
+                    0
+                },
+                spawner: run.spawner,
+                era: run.era,
+            };
+            let Some(left) = self.wave_pass::<U>(wave, run.span, run.fresh, run.want, pass) else {
+                return Poll::Ready(());
+            };
+            (run.span, run.fresh) = (left.span, false);
+            if self.era() != run.era {
+                // A teardown began: nothing more comes up.
+                let node = self.graph.node(self.graph.order[run.span.0] as usize);
+                if let Some(node) = node.filter(|_| wave.first.is_none()) {
+                    wave.first = Some(NodeFault::new(node, Refusal::Halted.into()));
+                }
+                return Poll::Ready(());
+            }
+            // Without gates only a retry waits (a node deferred behind it
+            // included), so the wave never sleeps on a gate.
+            if left.retry || U & uses::GATES == 0 {
+                // Back after the executor ran what is ready now; the pass
+                // then re-checks every waiting node anyway.
+                waker.wake_by_ref();
+                return Poll::Pending;
+            }
+            if left.earliest != u64::MAX {
+                embassy_time_driver::schedule_wake(left.earliest, waker);
+            }
+            let cx = &mut Context::from_waker(waker);
+            if !observer.as_mut().sleep(cx, || notify::epoch() != epoch) {
+                return Poll::Pending;
+            }
+        }
+    }
+
     /// One pass over ranks `lo..=hi`: try every node that may come up now
     /// (`fresh`: every wanted node; later: the waiting ones). Returns what
     /// still waits, or `None` if nothing does.
-    fn wave_pass(
+    fn wave_pass<const U: u8>(
         &self,
         wave: &mut StartWave<N>,
         (lo, hi): (usize, usize),
         fresh: bool,
         want: &Want<'_, N>,
-        spawner: Spawner,
-        era: u32,
+        pass: Pass,
     ) -> Option<Left> {
-        let pass = Pass {
-            // Only a gate's deadline reads the clock.
-            t: if self.gates() { wave.clock(now()) } else { 0 },
-            spawner,
-            era,
-        };
         let mut span: Option<(usize, usize)> = None;
         let mut earliest = u32::MAX;
         let mut retry = false;
@@ -375,7 +427,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             if !candidate {
                 continue;
             }
-            let next = self.wave_step(wave, want, i, node, pass);
+            let next = self.wave_step::<U>(wave, want, i, node, pass);
             wave.state[i] = next;
             if matches!(next, WAITING | DEFERRED | RETRY) {
                 span = Some(span.map_or((r, r), |(a, _)| (a, r)));
@@ -401,7 +453,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     }
 
     /// What becomes of node `i` in this pass.
-    fn wave_step(
+    fn wave_step<const U: u8>(
         &self,
         wave: &mut StartWave<N>,
         want: &Want<'_, N>,
@@ -441,7 +493,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             }
             // The retry, made here; whatever its outcome, no retry stays
             // pending (a refusal or a teardown leaves the mark set).
-            let next = self.wave_try(wave, i, node, pass);
+            let next = self.wave_try::<U>(wave, i, node, pass);
             node.drop_retry();
             return next;
         }
@@ -449,11 +501,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             // A first `Busy` met before the wave (`start`'s fast path).
             return wave.retry_later(i);
         }
-        self.wave_try(wave, i, node, pass)
+        self.wave_try::<U>(wave, i, node, pass)
     }
 
     /// Try to bring node `i` up now (its dependencies in the wave are up).
-    fn wave_try(
+    fn wave_try<const U: u8>(
         &self,
         wave: &mut StartWave<N>,
         i: usize,
@@ -462,12 +514,12 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
     ) -> u8 {
         let Pass { t, spawner, era } = pass;
         let before = wave.state[i];
-        let outcome = match self.bring_up_now(node, spawner, era) {
+        let outcome = match self.bring_up_now_as::<U>(node, spawner, era) {
             Some(outcome) => outcome,
             // A first `Busy` (not a closed gate met on the retry). Without
             // gates nothing else returns `None` (and a retry's `Busy` is its
             // error), so no gate code follows.
-            None if !self.gates() || before != RETRY && node.retry_pending() => {
+            None if U & uses::GATES == 0 || before != RETRY && node.retry_pending() => {
                 return wave.retry_later(i);
             }
             None if before != WAITING => {
@@ -479,7 +531,7 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
             None if t < wave.deadline[i] => return WAITING,
             None => {
                 // The gate it waited for, named: which slot, or which dep.
-                let closed = self.closed_gate(node).map(|(_, kind)| kind);
+                let closed = self.closed_gate_as::<U>(node).map(|(_, kind)| kind);
                 self.spawned(node, Err(closed.unwrap_or(Refusal::Halted.into())))
             }
         };
