@@ -178,6 +178,12 @@ pub const SHED_TX: usize = 256;
 /// How long a shed socket waits for its client to read the answer and
 /// close (it drains the request meanwhile).
 const SHED_LINGER: Duration = Duration::from_secs(1);
+/// How long a refused client waits for its `503`. A client that loops on
+/// requests as fast as it can is refused most when every worker is busy;
+/// held here, it stops competing for the workers for that long, so a client
+/// that asks at a human pace finds one free more often. A polite client
+/// loses little: the answer tells it to retry after a second anyway.
+const SHED_DELAY: Duration = Duration::from_millis(250);
 
 /// The shedder, one task per socket (each wakes alone). The sockets sit in
 /// the top slots of the stack's socket set (reserved by
@@ -210,6 +216,7 @@ async fn shed_on(mut socket: TcpSocket<'static>) {
         // The pool's policy grows on a refusal (`scaling::GrowOnShed`):
         // have the driver ask it now.
         embassy_supervisor::request_scale();
+        Timer::after(SHED_DELAY).await;
         // Busy, or no worker up at all? Say which.
         let serving = ADMIN.is_running() || HTTP.iter().any(|m| m.is_running());
         let body = if serving { BUSY } else { NO_LISTENER };
