@@ -80,6 +80,8 @@ pub mod uses;
 pub use error::{ControlQueueFull, ShutdownTimeout};
 pub use fault::{FaultKind, NodeFault, Refusal, RunError};
 pub use graph::Graph;
+#[doc(hidden)]
+pub use node::ShellTurn;
 pub use node::{
     Aborted, DEFAULT_SLOT_TIMEOUT, Mode, NodeSpec, SHUTDOWN_ACK_TIMEOUT, SpawnFn, TaskNode,
 };

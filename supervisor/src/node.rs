@@ -40,6 +40,8 @@ mod waiter;
 pub use cancel::Aborted;
 #[cfg(feature = "fault-inject")]
 pub use inject::{Crashed, Fault, NoFaultShell};
+#[doc(hidden)]
+pub use resident::ShellTurn;
 #[cfg(feature = "lifecycle-sink")]
 pub use sink::{LifecycleSink, set_lifecycle_sink};
 pub use spec::{DEFAULT_SLOT_TIMEOUT, NodeSpec, SHUTDOWN_ACK_TIMEOUT};
@@ -92,8 +94,17 @@ mod flag {
     pub const DETACHED: u16 = 1 << 4;
     /// The instance reported load (`mark_busy`).
     pub const BUSY: u16 = 1 << 5;
-    /// The task asserted readiness (`set_ready`).
-    pub const READY: u16 = 1 << 6;
+    /// The activation parity: every activation step flips it (an undone
+    /// step flips it back). A resident shell remembers the parity of the
+    /// activation it runs ([`ShellTurn`](super::ShellTurn)): the same parity
+    /// with `RUNNING` set is its own activation, not acked yet; another
+    /// parity is a new activation, begun after its ack, whose `RUNNING` its
+    /// end must leave alone. (A `Pause` resume continues the same
+    /// activation: no flip.) Bit 6, next to `RUNNING`'s bit 0: the step
+    /// sets one and flips the other with one XOR of an immediate Thumb-2
+    /// can encode (`0x41`; with bit 13 it took a register and a spill,
+    /// +2 instructions a node on CHAIN(64) start).
+    pub const GEN: u16 = 1 << 6;
     /// A resume is pending: for a parked `Pause` instance, or (the glue's
     /// hand-over) for a parked resident shell. Never both: each is handed
     /// only to a node that reads as down, and the step that hands it over
@@ -125,11 +136,9 @@ mod flag {
     /// A resident task shell serves this node: activations wake it in
     /// place instead of spawning (see `node/resident.rs`). Never cleared.
     pub const RESIDENT: u16 = 1 << 12;
-    /// The resident shell's current activation has not acked yet (set when
-    /// the shell takes an activation, cleared by the ack or the exit): how
-    /// the shell's end of an activation tells its own `RUNNING` from that of
-    /// a new activation begun after its ack.
-    pub const UNACKED: u16 = 1 << 13;
+    /// The task asserted readiness (`set_ready`). (Bit 13 since the
+    /// activation parity took bit 6.)
+    pub const READY: u16 = 1 << 13;
     /// The last spawn attempt returned `Busy`: the next one, after one
     /// executor pass, is the last.
     pub const RETRY: u16 = 1 << 14;
@@ -322,10 +331,9 @@ impl TaskNode {
         if self.spec.mode != Mode::Pause {
             self.withdraw_provided();
         }
-        let before = self.state.fetch_and(
-            !(flag::RUNNING | flag::BUSY | flag::UNACKED),
-            Ordering::AcqRel,
-        );
+        let before = self
+            .state
+            .fetch_and(!(flag::RUNNING | flag::BUSY), Ordering::AcqRel);
         left_stopping(before);
         notify::changed();
         transition(self, Phase::Stopped);
@@ -359,7 +367,7 @@ impl TaskNode {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !(flag::RUNNING | flag::BUSY | flag::UNACKED)) | how)
+                Some((f & !(flag::RUNNING | flag::BUSY)) | how)
             })
             .unwrap_or_else(|f| f);
         left_stopping(before);
@@ -478,7 +486,7 @@ impl TaskNode {
         let before = self
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                Some((f & !flag::RESET) | flag::RUNNING)
+                Some(((f & !flag::RESET) | flag::RUNNING) ^ flag::GEN)
             })
             .unwrap_or_else(|f| f);
         // An adopted instance replaces one that was asked to stop.
@@ -532,7 +540,9 @@ impl TaskNode {
     #[inline]
     pub(crate) fn try_begin_activation(&self, seen: Option<State>) -> Result<State, State> {
         let step = |f| {
-            (f & (flag::RUNNING | flag::BLOCKED) == 0).then_some((f & !flag::RESET) | flag::RUNNING)
+            // `RUNNING` is clear here: one XOR sets it and flips `GEN`.
+            (f & (flag::RUNNING | flag::BLOCKED) == 0)
+                .then_some((f & !flag::RESET) ^ (flag::RUNNING | flag::GEN))
         };
         let before = match seen {
             Some(seen) => crate::sync::update_from(&self.state, seen.0, step),
@@ -566,7 +576,7 @@ impl TaskNode {
                     pause && f & (flag::RUNNING | flag::EXITED) == 0 && f & flag::SHUTDOWN != 0;
                 // The resumed instance has a stop to ack again.
                 (parked && f & flag::BLOCKED == 0)
-                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME | flag::UNACKED)
+                    .then_some((f & !flag::RESET) | flag::RUNNING | flag::RESUME)
             })
             .inspect(|&before| {
                 Self::activated(before);
@@ -598,8 +608,8 @@ impl TaskNode {
             .state
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
                 // A second wait that registered meanwhile keeps its mark.
-                let undone = flag::RUNNING | (flag::RESET & !flag::SHARED_WAIT);
-                Some((f & !undone) | (before & flag::RESET))
+                let undone = flag::RUNNING | flag::GEN | (flag::RESET & !flag::SHARED_WAIT);
+                Some((f & !undone) | (before & (flag::RESET | flag::GEN)))
             })
             .unwrap_or_else(|f| f);
         // A stop asked meanwhile (a teardown) is over: the node is down.

@@ -19,14 +19,14 @@ static RUNS: [AtomicU32; 2] = [const { AtomicU32::new(0) }; 2];
 /// A hand-written resident shell, as the macro generates one.
 #[embassy_executor::task(pool_size = 2)]
 async fn shell(node: &'static TaskNode, k: usize) {
-    node.pin_shell().await;
+    let mut turn = node.pin_shell().await;
     loop {
         RUNS[k].fetch_add(1, Ordering::SeqCst);
         let _ = node
             .run_cancellable_acked(core::future::pending::<()>())
             .await;
-        node.end_activation();
-        node.wait_activation().await;
+        node.end_activation(turn);
+        turn = node.wait_activation(turn).await;
     }
 }
 

@@ -244,11 +244,11 @@ fn stale_end_never_clears_the_new_activation() {
         assert!(hook::try_begin_activation(node));
         let shell = thread::spawn(move || {
             block_on(async move {
-                node.pin_shell().await;
+                let turn = node.pin_shell().await;
                 let run = node.run_cancellable_acked(pending::<()>()).await;
                 assert!(run.is_err(), "the worker ends only by the stop");
-                node.end_activation();
-                node.wait_activation().await;
+                node.end_activation(turn);
+                node.wait_activation(turn).await;
                 assert!(node.is_running(), "handed an activation that is not up");
             })
         });
@@ -295,13 +295,15 @@ fn hand_over_is_never_lost_nor_taken_twice() {
         assert!(hook::try_begin_activation(node));
         let shell = thread::spawn(move || {
             block_on(async move {
-                node.pin_shell().await;
+                let mut turn = node.pin_shell().await;
                 for _ in 0..2 {
-                    node.end_activation();
-                    node.wait_activation().await;
+                    node.end_activation(turn);
+                    let next = node.wait_activation(turn).await;
+                    assert_ne!(next, turn, "took the activation it ran");
+                    turn = next;
                     assert!(node.is_running(), "took an activation that is not up");
                 }
-                node.end_activation();
+                node.end_activation(turn);
             })
         });
         for _ in 0..2 {

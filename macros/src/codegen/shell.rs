@@ -45,12 +45,12 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
     let classify = u.restart.as_ref().is_some_and(|r| r.classify);
     let end = if classify || crate::fault_inject() {
         quote!(if __es_failed {
-            __es_node.end_failed_activation()
+            __es_node.end_failed_activation(__es_turn)
         } else {
-            __es_node.end_activation()
+            __es_node.end_activation(__es_turn)
         })
     } else {
-        quote!(__es_node.end_activation())
+        quote!(__es_node.end_activation(__es_turn))
     };
     let exit_static = u.exit.as_ref().map(|(_, ty)| {
         let exit_name = format_ident!("{}_EXIT", u.name);
@@ -95,10 +95,10 @@ pub(super) fn emit_shell(m: &Model, u: &Unit, f: &Form, pool_size: TokenStream) 
             // Resident: pinned once (stops and hand-overs wake this task
             // lock-free), then one activation per turn, parked until the
             // spawn glue hands over the next one.
-            __es_node.pin_shell().await;
+            let mut __es_turn = __es_node.pin_shell().await;
             loop {
                 #activation
-                __es_node.wait_activation().await;
+                __es_turn = __es_node.wait_activation(__es_turn).await;
             }
         }
     }

@@ -15,11 +15,13 @@
 //! - the shell runs one activation, ends it
 //!   ([`end_activation`](TaskNode::end_activation)), and parks in
 //!   [`wait_activation`](TaskNode::wait_activation) until `RESUME`;
-//! - `UNACKED` is set while the shell's activation has not acked (set when
-//!   the shell takes it, cleared by the ack or the exit), so the end of an
-//!   activation whose worker acked and then went on (a cleanup, a slow
-//!   return) never clears the `RUNNING` of a new activation begun after
-//!   that ack.
+//! - the shell knows its activation by the node's activation parity
+//!   (`GEN`, flipped by every activation step) when it took it: a
+//!   [`ShellTurn`]. `RUNNING` with the same parity is its own activation,
+//!   not acked yet; another parity is a new activation begun after its
+//!   ack, which the end of its own (a cleanup, a slow return after the
+//!   ack) never clears. Taking a hand-over is a load: `RESUME` with
+//!   another parity than the last one taken.
 //!
 //! The shell lives in the executor of the node's first activation for the
 //! rest of the program: later activations run there even if the spawner the
@@ -34,7 +36,6 @@ use core::task::{Context, Poll};
 
 use crate::sync::Ordering;
 
-use super::NodeWait;
 use super::{TaskNode, flag};
 use crate::notify;
 
@@ -78,32 +79,28 @@ impl TaskNode {
     }
 
     /// Spawn glue of earlier versions: the shell task just created for this
-    /// node takes the activation just begun (unacked from here on). The
-    /// shell's [pin](Self::pin_shell) does this now; generated code no
-    /// longer calls it, and calling it before the shell's first poll
-    /// changes nothing.
+    /// node takes the activation just begun. The shell's
+    /// [pin](Self::pin_shell) does this now; generated code no longer calls
+    /// it, and it does nothing.
     #[doc(hidden)]
     #[deprecated(note = "the shell's `pin_shell` takes the activation; nothing needs to call this")]
-    pub fn mark_resident(&self) {
-        self.state.fetch_or(flag::UNACKED, Ordering::AcqRel);
-    }
+    pub fn mark_resident(&self) {}
 
     /// Shell, first thing at its first poll: pin its own task as the
     /// node's for life, mark the node resident (`RESIDENT`, released after
     /// the pin so a reader that sees it sees the pinned task) and take the
-    /// activation the glue spawned it for (`UNACKED`: its worker runs next,
-    /// in this task, so nothing can ack it before). Until this poll the
-    /// node reads as up, so no second activation can begin and ask for a
-    /// hand-over. From here on stops, resumes and hand-overs wake the shell
-    /// lock-free, and its waits register nothing.
+    /// activation the glue spawned it for (its worker runs next, in this
+    /// task, so nothing can ack it before). Until this poll the node reads
+    /// as up, so no second activation can begin and ask for a hand-over.
+    /// From here on stops, resumes and hand-overs wake the shell lock-free,
+    /// and its waits register nothing.
     #[doc(hidden)]
-    pub fn pin_shell(&self) -> impl Future<Output = ()> + '_ {
+    pub fn pin_shell(&self) -> impl Future<Output = ShellTurn> + '_ {
         core::future::poll_fn(|cx| {
             self.task_waker
                 .pin(cx.waker(), !self.spec.has_resident_shell());
-            self.state
-                .fetch_or(flag::RESIDENT | flag::UNACKED, Ordering::AcqRel);
-            Poll::Ready(())
+            let before = self.state.fetch_or(flag::RESIDENT, Ordering::AcqRel);
+            Poll::Ready(ShellTurn(before & flag::GEN))
         })
     }
 
@@ -113,33 +110,42 @@ impl TaskNode {
         self.has(flag::RESIDENT)
     }
 
-    /// Shell: park until the next activation is handed over. Returns at once
-    /// if one already is (it was handed over while the shell still finished
-    /// the previous one).
-    // A plain future, not an `async fn`: the shell's state holds the wait
-    // alone (an `async fn` kept the node twice beside it and a pointer to
-    // it: 52 B instead of 36 on 32-bit targets, which rounded every shell
-    // task's storage up by 8 B).
+    /// Shell: park until an activation after `last` is handed over, and
+    /// take it. Returns at once if one already is (it was handed over
+    /// while the shell still finished the previous one).
+    ///
+    /// Only the node's pinned shell task may await it, after
+    /// [`pin_shell`](Self::pin_shell): it registers nothing, because every
+    /// hand-over wakes that task.
+    // A plain future, not an `async fn`: the shell's state holds the node
+    // and the parity alone.
     #[doc(hidden)]
-    pub fn wait_activation(&self) -> impl Future<Output = ()> + '_ {
-        // The wait gives the node's waker slot back when it ends, so the
-        // activation's own waits find it free.
-        WaitActivation {
-            wait: NodeWait::new(self),
+    pub fn wait_activation(&self, last: ShellTurn) -> impl Future<Output = ShellTurn> + '_ {
+        WaitActivation { node: self, last }
+    }
+
+    /// A handed-over activation after `last`, if there is one. A load: the
+    /// hand-over's `RESUME` stays set for the activation it handed over
+    /// (the next activation step clears it), except on a `Pause` node,
+    /// where it is the worker's resume signal (`wait_resume`) and is taken
+    /// back here.
+    #[inline]
+    fn taken_after(&self, last: ShellTurn) -> Option<ShellTurn> {
+        let f = self.flags();
+        if f & flag::RESUME == 0 || f & flag::GEN == last.0 {
+            return None;
         }
+        if self.spec.mode == crate::Mode::Pause {
+            self.state.fetch_and(!flag::RESUME, Ordering::AcqRel);
+        }
+        Some(ShellTurn(f & flag::GEN))
     }
 
-    /// Take a handed-over activation: it is unacked from here on.
-    fn take_activation(&self) -> bool {
-        self.state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |f| {
-                (f & flag::RESUME != 0).then_some((f & !flag::RESUME) | flag::UNACKED)
-            })
-            .is_ok()
-    }
-
-    /// Shell: end one activation, once the worker returned and the shell
-    /// put back what it lent and recorded its `exit:` value.
+    /// Shell: end the activation `turn` (what
+    /// [`pin_shell`](Self::pin_shell) or
+    /// [`wait_activation`](Self::wait_activation) returned), once the
+    /// worker returned and the shell put back what it lent and recorded its
+    /// `exit:` value.
     ///
     /// Not acked: the same as [`mark_exited`](Self::mark_exited) (the node
     /// read as up until this step, so no new activation can have begun).
@@ -147,8 +153,8 @@ impl TaskNode {
     /// (a respawn may come as soon as the node reads as down, and its
     /// `RUNNING` must not be cleared by the previous activation's end).
     #[doc(hidden)]
-    pub fn end_activation(&self) {
-        self.end_activation_as(flag::EXITED);
+    pub fn end_activation(&self, turn: ShellTurn) {
+        self.end_activation_as(turn, flag::EXITED);
     }
 
     /// [`end_activation`](Self::end_activation) for a worker whose end is a
@@ -157,12 +163,14 @@ impl TaskNode {
     /// `restart: on_failure` is restarted. After an ack the supervisor
     /// stopped the node on purpose: no failure is recorded.
     #[doc(hidden)]
-    pub fn end_failed_activation(&self) {
-        self.end_activation_as(flag::EXITED | flag::FAILED);
+    pub fn end_failed_activation(&self, turn: ShellTurn) {
+        self.end_activation_as(turn, flag::EXITED | flag::FAILED);
     }
 
-    fn end_activation_as(&self, unacked_end: u16) {
-        if self.has(flag::UNACKED) {
+    fn end_activation_as(&self, turn: ShellTurn, unacked_end: u16) {
+        // Its own activation, still up: nothing else can end it (its ack
+        // is its worker's, which returned), nor begin another.
+        if self.flags() & (flag::RUNNING | flag::GEN) == flag::RUNNING | turn.0 {
             self.exited(unacked_end);
             return;
         }
@@ -178,22 +186,29 @@ impl TaskNode {
     }
 }
 
-pin_project_lite::pin_project! {
-    /// [`TaskNode::wait_activation`]'s future.
-    struct WaitActivation<'a> {
-        #[pin]
-        wait: NodeWait<'a>,
-    }
+/// Which activation a resident shell runs: the node's activation parity
+/// when the shell took it. Generated shells pass it from
+/// [`TaskNode::pin_shell`] or [`TaskNode::wait_activation`] to the
+/// activation's end and to the next park.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShellTurn(u16);
+
+/// [`TaskNode::wait_activation`]'s future.
+struct WaitActivation<'a> {
+    node: &'a TaskNode,
+    last: ShellTurn,
 }
 
 impl Future for WaitActivation<'_> {
-    type Output = ();
+    type Output = ShellTurn;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.project().wait.until(cx, TaskNode::take_activation) {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<ShellTurn> {
+        // No registration: the caller is the pinned shell task, which every
+        // hand-over wakes (`hand_over`), after its `RESUME`.
+        match self.node.taken_after(self.last) {
+            Some(turn) => Poll::Ready(turn),
+            None => Poll::Pending,
         }
     }
 }
