@@ -462,10 +462,22 @@ def s_wedge():
 def s_mailbox_full():
     print("full control mailbox -> 503 mailbox_full, device keeps running")
     g = wait_graph(lambda g: sum(m["running"] for m in members(g)) >= 1, what="a worker up")
-    target = next(m["name"] for m in members(g) if m["running"])
-    call("POST", f"/api/test/wedge/{target}", token=TOKEN)
-    # Deactivating the pool makes the driver wait on the wedged member's ack
-    # (2 s); commands sent meanwhile fill the 4-deep mailbox.
+    # Every member that is up is wedged: the pool may shrink one between
+    # this read and the deactivate (it did, once: the deactivate then had
+    # nothing to wait for and the mailbox never filled). A wedged member
+    # shrunk meanwhile holds that stop instead, so the deactivate still
+    # waits on it. The device wedges only a member that is up (409 else).
+    wedged = []
+    for m in members(g):
+        if m["running"]:
+            s, js = call("POST", f"/api/test/wedge/{m['name']}", token=TOKEN)
+            check_quiet(s in (200, 409), f"POST /api/test/wedge/{m['name']}", (s, js))
+            if s == 200:
+                wedged.append(m["name"])
+    check(wedged, f"wedged the members that are up ({', '.join(wedged)})", wedged)
+    target = wedged[0]
+    # Deactivating the pool makes the driver wait on the wedged members'
+    # acks (2 s); commands sent meanwhile fill the 4-deep mailbox.
     s, js = verb(target, "deactivate")
     check(s == 202, f"POST {target}/deactivate queued", (s, js))
     codes = []

@@ -417,6 +417,10 @@ impl PathRouterService<()> for Api {
             }
             ["api", "test", "wedge", name] => {
                 let body = match HTTP.iter().position(|m| name_eq(name, m.spec().name)) {
+                    // Only a member that is up: a wedge left on a member
+                    // that is down would hold the stop of whatever later
+                    // instance it gets, in another test.
+                    Some(i) if !HTTP[i].is_running() => (409, error("not_running", name)),
                     Some(i) => {
                         http::wedge(i);
                         let mut j = Body::new();
