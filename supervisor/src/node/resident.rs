@@ -203,9 +203,15 @@ struct WaitActivation<'a> {
 impl Future for WaitActivation<'_> {
     type Output = ShellTurn;
 
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<ShellTurn> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ShellTurn> {
         // No registration: the caller is the pinned shell task, which every
-        // hand-over wakes (`hand_over`), after its `RESUME`.
+        // hand-over wakes (`hand_over`), after its `RESUME`. Any other task
+        // would never be woken: say so in debug builds.
+        debug_assert!(
+            self.node.is_resident() && self.node.task_waker.is_pinned(cx.waker()),
+            "`wait_activation` of `{}` awaited outside its pinned shell task",
+            self.node.name
+        );
         match self.node.taken_after(self.last) {
             Some(turn) => Poll::Ready(turn),
             None => Poll::Pending,

@@ -86,7 +86,7 @@ impl TaskWaker {
 
     /// `w` wakes the pinned task (call after seeing `RESIDENT`).
     #[inline]
-    fn is_pinned(&self, w: &Waker) -> bool {
+    pub(super) fn is_pinned(&self, w: &Waker) -> bool {
         let Some(&task) = self.pinned.try_get() else {
             return false;
         };
