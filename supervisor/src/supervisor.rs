@@ -737,7 +737,11 @@ impl<const N: usize, const USES: u8> Supervisor<N, USES> {
                 continue; // opened since: try again
             };
             transition_wait(node, Phase::Spawning);
-            if !Until::within(cond, node.slot_timeout()).await {
+            let gate = GateWait::<Bits<USES>> {
+                until: Until::within(cond, node.slot_timeout()),
+                bits: PhantomData,
+            };
+            if !gate.await {
                 node.drop_retry();
                 // The gate it waited for, named: which slot, or which dep.
                 return self.spawned(node, Err(closed));
@@ -1125,6 +1129,34 @@ pub(super) type FastPassEnd = (usize, Option<(usize, NodeFault)>);
 enum WholeStop<const N: usize> {
     Chain,
     Wave(Option<&'static WaveCode<N>>),
+}
+
+pin_project_lite::pin_project! {
+    /// [`Supervisor::bring_up`]'s gate wait. Its poll tests the type's
+    /// gate bit first (a constant): a type without it never builds one,
+    /// and its build links no gate wait. (The `async fn`'s state for this
+    /// await stays reachable from its resume switch whatever the bits, so
+    /// an `Until` awaited there directly was linked into every build.)
+    struct GateWait<B> {
+        #[pin]
+        until: Until<'static>,
+        bits: PhantomData<B>,
+    }
+}
+
+impl<B: UsesBits> Future for GateWait<B> {
+    type Output = bool;
+
+    fn poll(
+        self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<bool> {
+        if B::USES & uses::GATES == 0 {
+            // Never built for this type (`closed_gate` is `None`).
+            return core::task::Poll::Ready(false);
+        }
+        self.project().until.poll(cx)
+    }
 }
 
 /// The width bits of a `USES` parameter: exactly one links only that

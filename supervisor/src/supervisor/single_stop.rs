@@ -47,10 +47,7 @@ impl core::future::Future for AckWait {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let node = match self.as_mut().project() {
-            AckWaitProj::Wait { node, until } => {
-                let node = *node;
-                return until.poll(cx).map(|in_time| acked(node, in_time));
-            }
+            AckWaitProj::Wait { node, until } => return armed(node, until, cx),
             AckWaitProj::Ask { node, left } => {
                 let node = *node;
                 match *left {
@@ -75,6 +72,19 @@ impl core::future::Future for AckWait {
         self.set(AckWait::Wait { node, until });
         self.poll(cx)
     }
+}
+
+/// The wait once its window is armed. Out of line: inline, the window's
+/// wait crowded the ask's hot polls, which never reach it (+2
+/// instructions a node on CHAIN(64) teardown where it was `Until`'s one
+/// caller).
+#[inline(never)]
+fn armed(
+    node: &'static TaskNode,
+    until: Pin<&mut Until<'static>>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<(), ShutdownTimeout>> {
+    until.poll(cx).map(|in_time| acked(node, in_time))
 }
 
 fn acked(node: &'static TaskNode, in_time: bool) -> Result<(), ShutdownTimeout> {
