@@ -57,6 +57,23 @@ def graph_state(d, name):
         " return g ? g.getAttribute('data-state') : null;", name)
 
 
+def cut_diagnosis(drv):
+    """What to look at when a forced cut did not cut: the page's own
+    message and texts, and the device's view of the cut (its nodes, the
+    revert armed, the last events), if it still answers."""
+    lines = []
+    try:
+        lines.append("page msg: " + drv.find_element(By.ID, "msg").text)
+        lines.append("page texts: " + repr(drv.execute_script("return window.__texts.slice(-8)")))
+        g = api("/api/graph")
+        lines.append("device nodes: " + repr({n["name"]: n.get("state") for n in g.get("nodes", [])}))
+        lines.append("device guard: " + repr(g.get("guard")))
+        lines.append("device events: " + repr(events_since(max(0, g["events_next"] - 12))))
+    except Exception as e:  # the device went quiet after all, or the page is gone
+        lines.append(f"diagnosis stopped: {e!r}")
+    return "\n".join(lines)
+
+
 def api(path):
     with urllib.request.urlopen(f"http://127.0.0.1:{PORT}{path}", timeout=5) as r:
         return json.loads(r.read())
@@ -298,7 +315,8 @@ def main():
         try:
             lw.until(lambda d: "no contact" in d.find_element(By.ID, "conn").text)
         except TimeoutException:
-            raise AssertionError("the page did not show it lost contact: " + drv.find_element(By.ID, "conn").text)
+            raise AssertionError("the page did not show it lost contact: " + drv.find_element(By.ID, "conn").text
+                                 + "\n" + cut_diagnosis(drv))
         print(f"  ok  the page shows {drv.find_element(By.ID, 'conn').text!r}")
         try:
             WebDriverWait(drv, 60, poll_frequency=0.5).until(
